@@ -1,0 +1,280 @@
+/*
+ * gpuprim.h - GPU parallel primitives with a CPU reference backend.
+ *
+ * This header is the manual. It is C99, also usable from C++, and holds no
+ * CUDA or C++ types: a CUDA stream travels as an opaque `void *`.
+ *
+ * Model
+ *   - Every call goes through a context (gp_context). A context owns one
+ *     backend (a CUDA device, or the CPU reference implementation), a stream
+ *     (CUDA only) and a workspace cache that grows as needed, so repeated
+ *     calls allocate nothing on the hot path.
+ *   - Data pointers handed to a primitive are "buffers": memory of the
+ *     context's backend. For the CUDA backend that is device memory (or
+ *     managed memory); for the CPU backend it is ordinary host memory.
+ *     gp_malloc/gp_free/gp_upload/gp_download let one program run unchanged
+ *     on either backend.
+ *   - Every function returns a gp_status. No function aborts, prints or
+ *     exits. On any error status the outputs are left untouched: argument
+ *     checks happen before any work.
+ *   - Sizes are size_t: arrays past 2^31 elements are supported.
+ *   - CUDA backend: primitives whose results stay in buffers are
+ *     asynchronous on the context's stream. Functions that return a value to
+ *     the host (a count, a reduction) synchronize the stream; each says so.
+ *   - Element types travel as a gp_dtype argument rather than as one entry
+ *     point per type: 6 types x 3 operators x 2 scan kinds would be 36 scan
+ *     symbols alone, and a dtype argument lets later versions add types
+ *     without growing the ABI (the same choice NCCL and cuBLASLt make).
+ *
+ * Thread safety: a context must not be used by two threads at once. Separate
+ * contexts are independent and may be used concurrently.
+ */
+#ifndef GPUPRIM_GPUPRIM_H
+#define GPUPRIM_GPUPRIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- export macro ------------------------------------------------------ */
+#if defined(_WIN32)
+#  define GP_API
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define GP_API __attribute__((visibility("default")))
+#else
+#  define GP_API
+#endif
+
+/* ---- version ------------------------------------------------------------ */
+#define GP_VERSION_MAJOR 0
+#define GP_VERSION_MINOR 1
+#define GP_VERSION_PATCH 0
+/* MAJOR*10000 + MINOR*100 + PATCH, as zstd does. */
+#define GP_VERSION_NUMBER (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)
+#define GP_VERSION_STRING "0.1.0"
+
+/* The version of the library actually loaded (compare with GP_VERSION_NUMBER
+ * to detect a header/library mismatch). Never fails. */
+GP_API unsigned gp_version_number(void);
+GP_API const char *gp_version_string(void);
+
+/* ---- status codes ------------------------------------------------------- */
+typedef enum gp_status {
+    GP_SUCCESS = 0,
+    GP_ERROR_INVALID_ARGUMENT = 1, /* NULL where data is needed, unknown enum value, bad shape */
+    GP_ERROR_SIZE_OVERFLOW = 2,    /* a byte count or index would overflow size_t / the index type */
+    GP_ERROR_OVERLAP = 3,          /* input and output overlap where that is not allowed */
+    GP_ERROR_WRONG_MEMORY = 4,     /* a pointer the backend cannot use (host memory given to CUDA) */
+    GP_ERROR_UNSUPPORTED = 5,      /* valid arguments, but this type/operator combination is not offered */
+    GP_ERROR_NO_DEVICE = 6,        /* no CUDA driver or no CUDA device */
+    GP_ERROR_OUT_OF_MEMORY = 7,    /* device or host allocation failed; the context stays usable */
+    GP_ERROR_CUDA = 8,             /* any other CUDA runtime error (see gp_context_last_error) */
+    GP_ERROR_IO = 9,               /* a file could not be opened, read or written */
+    GP_ERROR_PARSE = 10,           /* a file's content is malformed */
+    GP_ERROR_INTERNAL = 11         /* a bug in gpuprim: please report it */
+} gp_status;
+
+/* A static, human-readable message for any status (also for unknown values).
+ * Never returns NULL. */
+GP_API const char *gp_status_string(gp_status status);
+
+/* ---- element types and operators --------------------------------------- */
+/* Values start at 1 so that a zeroed struct or variable is never a valid type. */
+typedef enum gp_dtype {
+    GP_INT32 = 1,
+    GP_UINT32 = 2,
+    GP_INT64 = 3,
+    GP_UINT64 = 4,
+    GP_FLOAT32 = 5,
+    GP_FLOAT64 = 6
+} gp_dtype;
+
+/* Size in bytes of one element, or 0 for an unknown dtype. */
+GP_API size_t gp_dtype_size(gp_dtype dtype);
+
+typedef enum gp_op {
+    GP_OP_SUM = 1, /* integers wrap (two's complement); floats are IEEE sums */
+    GP_OP_MIN = 2,
+    GP_OP_MAX = 3
+} gp_op;
+
+/* ---- contexts ------------------------------------------------------------ */
+typedef enum gp_backend {
+    GP_BACKEND_AUTO = 0, /* CUDA when a device is present, else CPU */
+    GP_BACKEND_CPU = 1,  /* the CPU reference implementation */
+    GP_BACKEND_CUDA = 2
+} gp_backend;
+
+typedef struct gp_context gp_context;
+
+/* Number of CUDA devices usable by this process. Writes 0 (and returns
+ * GP_SUCCESS) where there is no driver or no device. */
+GP_API gp_status gp_cuda_device_count(int *count);
+
+/* Create a context.
+ *   backend  GP_BACKEND_AUTO, _CPU or _CUDA.
+ *   device   the CUDA device ordinal (ignored for the CPU backend; AUTO uses it
+ *            when it picks CUDA).
+ * Returns GP_ERROR_NO_DEVICE for GP_BACKEND_CUDA without driver or device,
+ * GP_ERROR_INVALID_ARGUMENT for a NULL `ctx`, an unknown backend or a device
+ * ordinal out of range. On success *ctx is a new context with the default
+ * stream (CUDA's legacy default stream, NULL). */
+GP_API gp_status gp_context_create(gp_context **ctx, gp_backend backend, int device);
+
+/* Release the context and its workspace cache. Waits for work queued on its
+ * stream. NULL is allowed and does nothing. Never fails. */
+GP_API void gp_context_destroy(gp_context *ctx);
+
+/* The backend the context actually uses (never GP_BACKEND_AUTO). */
+GP_API gp_status gp_context_get_backend(const gp_context *ctx, gp_backend *backend);
+
+/* Set the cudaStream_t (as void *) that later calls run on. NULL selects the
+ * default stream. The caller keeps ownership of the stream. For the CPU
+ * backend only NULL is accepted (else GP_ERROR_INVALID_ARGUMENT). */
+GP_API gp_status gp_context_set_stream(gp_context *ctx, void *stream);
+GP_API gp_status gp_context_get_stream(const gp_context *ctx, void **stream);
+
+/* Hand the context a caller-owned workspace buffer (memory of the context's
+ * backend) of `bytes` bytes. Calls whose scratch needs fit use it instead of
+ * the internal cache; larger needs fall back to the cache. Pass NULL, 0 to
+ * go back to the internal cache. The buffer must outlive its use on the
+ * stream. */
+GP_API gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t bytes);
+
+/* Number of CPU threads the CPU backend may use for the work that it runs
+ * in parallel (the renderer). 0 means one per online processor (the
+ * default). */
+GP_API gp_status gp_context_set_cpu_threads(gp_context *ctx, int threads);
+
+/* Wait until all work queued on the context's stream has finished. */
+GP_API gp_status gp_context_synchronize(gp_context *ctx);
+
+/* A message describing the last error this context met, with detail a
+ * status code cannot carry (for instance the CUDA error name). Empty string
+ * when there was none. Valid until the next call on the context. NULL ctx
+ * gives "". */
+GP_API const char *gp_context_last_error(const gp_context *ctx);
+
+/* ---- buffers --------------------------------------------------------------
+ * Memory of the context's backend. gp_malloc of 0 bytes succeeds with *ptr
+ * set to NULL. gp_free(ctx, NULL) is a no-op. gp_upload and gp_download are
+ * synchronous: when they return, the copy is complete. gp_copy is
+ * asynchronous on the stream (buffer to buffer). Overlapping ranges are
+ * GP_ERROR_OVERLAP for gp_copy. */
+GP_API gp_status gp_malloc(gp_context *ctx, void **ptr, size_t bytes);
+GP_API gp_status gp_free(gp_context *ctx, void *ptr);
+GP_API gp_status gp_upload(gp_context *ctx, void *dst_buffer, const void *src_host, size_t bytes);
+GP_API gp_status gp_download(gp_context *ctx, void *dst_host, const void *src_buffer, size_t bytes);
+GP_API gp_status gp_copy(gp_context *ctx, void *dst_buffer, const void *src_buffer, size_t bytes);
+
+/* ---- scan -------------------------------------------------------------------
+ * out[i] = in[0] op in[1] op ... op in[i]        (GP_SCAN_INCLUSIVE)
+ * out[i] = identity op in[0] op ... op in[i-1]   (GP_SCAN_EXCLUSIVE)
+ * identity: 0 for SUM, the type's largest value for MIN (+inf for floats),
+ * its lowest for MAX (-inf for floats).
+ * in and out are buffers of n elements of `dtype`. in == out (in place) is
+ * allowed; any other overlap is GP_ERROR_OVERLAP. n == 0 does nothing.
+ * Float sums are not associative: the CUDA result may differ from the CPU
+ * reference by rounding, but is the same run to run on one device.
+ * Asynchronous on the CUDA backend. All types, all operators. */
+typedef enum gp_scan_kind {
+    GP_SCAN_EXCLUSIVE = 1,
+    GP_SCAN_INCLUSIVE = 2
+} gp_scan_kind;
+
+GP_API gp_status gp_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind,
+                         const void *in, void *out, size_t n);
+
+/* ---- reduce -----------------------------------------------------------------
+ * *result_host = in[0] op in[1] op ... op in[n-1]; the identity (see scan)
+ * for n == 0. `in` is a buffer, `result_host` is host memory of one element
+ * of `dtype`. Synchronizes the stream. Float sums are deterministic run to
+ * run on one device (fixed reduction tree), not equal to the sequential CPU
+ * sum bit for bit. */
+GP_API gp_status gp_reduce(gp_context *ctx, gp_dtype dtype, gp_op op,
+                           const void *in, size_t n, void *result_host);
+
+/* ---- compact ------------------------------------------------------------------
+ * Stable stream compaction: out receives, in order, every in[i] whose
+ * flags[i] is non-zero; *count_host receives how many. `flags` holds n
+ * elements of flag_type, which must be GP_UINT8_FLAGS (bytes) or
+ * GP_INT32_FLAGS (int32). out must have room for n elements (only the first
+ * *count_host are written). in, flags and out are buffers; out may not
+ * overlap in or flags. Synchronizes the stream (to return the count). */
+typedef enum gp_flag_type {
+    GP_UINT8_FLAGS = 1,
+    GP_INT32_FLAGS = 2
+} gp_flag_type;
+
+GP_API gp_status gp_compact(gp_context *ctx, gp_dtype dtype,
+                            const void *in, const void *flags, gp_flag_type flag_type,
+                            void *out, size_t n, size_t *count_host);
+
+/* Predicate-free form: the flags alone. indices_out receives, ascending,
+ * every i with flags[i] != 0 as uint64; *count_host how many. */
+GP_API gp_status gp_compact_indices(gp_context *ctx, const void *flags, gp_flag_type flag_type,
+                                    uint64_t *indices_out, size_t n, size_t *count_host);
+
+/* ---- find-repeats ---------------------------------------------------------------
+ * indices_out receives, ascending, every i in [0, n-1) with in[i] == in[i+1]
+ * (as uint64); *count_host receives how many (at most n-1). Floats compare
+ * with ==: NaN never repeats, -0.0 equals +0.0. in and indices_out are
+ * buffers and may not overlap. Synchronizes the stream. */
+GP_API gp_status gp_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in, size_t n,
+                                 uint64_t *indices_out, size_t *count_host);
+
+/* ---- transpose ------------------------------------------------------------------
+ * in is a row-major rows x cols matrix of elements of elem_size bytes (4, 8
+ * or 16); out receives the row-major cols x rows transpose. Any shape;
+ * rows == 0 or cols == 0 does nothing. Out of place only: overlap is
+ * GP_ERROR_OVERLAP. Asynchronous on the CUDA backend. */
+GP_API gp_status gp_transpose(gp_context *ctx, size_t elem_size,
+                              const void *in, void *out, size_t rows, size_t cols);
+
+/* ---- stencils ---------------------------------------------------------------------
+ * Boundary rule for neighbours outside the array:
+ *   PERIODIC wraps around, CLAMP repeats the edge value, ZERO reads 0. */
+typedef enum gp_boundary {
+    GP_BOUNDARY_PERIODIC = 1,
+    GP_BOUNDARY_CLAMP = 2,
+    GP_BOUNDARY_ZERO = 3
+} gp_boundary;
+
+/* Three-point weights: out[i] = (left*in[i-1] + center*in[i]) + right*in[i+1],
+ * evaluated in that order in the element type, without fused multiply-add,
+ * so the CUDA and CPU results agree exactly. */
+typedef struct gp_stencil3 {
+    double left, center, right;
+} gp_stencil3;
+
+/* Five-point weights on a row-major rows x cols grid (north = row - 1):
+ * out = (((center*c + north*n) + south*s) + west*w) + east*e, evaluated in
+ * that order in the element type, without fused multiply-add. The discrete
+ * Laplacian is {-4, 1, 1, 1, 1}: see gp_laplacian_2d. */
+typedef struct gp_stencil5 {
+    double center, north, south, west, east;
+} gp_stencil5;
+
+/* 1-D three-point stencil over n elements of GP_FLOAT32 or GP_FLOAT64 (other
+ * types: GP_ERROR_UNSUPPORTED). Out of place only. Asynchronous. */
+GP_API gp_status gp_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3 *weights,
+                               gp_boundary boundary, const void *in, void *out, size_t n);
+
+/* 2-D five-point stencil over a rows x cols grid of GP_FLOAT32 or
+ * GP_FLOAT64. Out of place only. Asynchronous. */
+GP_API gp_status gp_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights,
+                               gp_boundary boundary, const void *in, void *out,
+                               size_t rows, size_t cols);
+
+/* The discrete Laplacian: gp_stencil_2d with weights {-4, 1, 1, 1, 1}. */
+GP_API gp_status gp_laplacian_2d(gp_context *ctx, gp_dtype dtype, gp_boundary boundary,
+                                 const void *in, void *out, size_t rows, size_t cols);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUPRIM_GPUPRIM_H */

@@ -1,0 +1,129 @@
+/*
+ * render.h - the gpuprim circle renderer.
+ *
+ * Draws scenes of semi-transparent circles into an RGBA float image, exactly
+ * as the CPU reference renderer (gp_render_reference) does: circles blend
+ * over each pixel in index order. The conventions are those of gpuprim.h:
+ * every function returns a gp_status, nothing aborts or prints, and outputs
+ * are untouched on error.
+ *
+ * Images are row-major, width x height pixels of 4 floats (r, g, b, a), row
+ * j = 0 at the bottom of the picture (PPM output writes row height-1 first).
+ * Pixel (i, j) has its centre at ((i + .5) / width, (j + .5) / height) in
+ * scene coordinates, where the scene spans [0, 1] x [0, 1].
+ */
+#ifndef GPUPRIM_RENDER_H
+#define GPUPRIM_RENDER_H
+
+#include <gpuprim/gpuprim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest image side accepted (pixels). */
+#define GP_RENDER_MAX_SIDE 16384
+/* Largest number of circles a scene may hold (fits the renderer's 32-bit circle indices). */
+#define GP_SCENE_MAX_CIRCLES ((size_t)1 << 28)
+
+typedef struct gp_scene gp_scene;
+
+/* One circle as the renderer sees it. For snow scenes (gp_scene_is_snow) the
+ * colour is unused: snowflakes are shaded from a fixed colour ramp. */
+typedef struct gp_circle {
+    float x, y, z;    /* centre; z is the depth, used only by snow shading */
+    float radius;
+    float r, g, b;    /* colour in [0, 1] */
+} gp_circle;
+
+/* Names accepted by gp_scene_create: rgb, rgby, rand10k, rand100k, rand1M,
+ * micro2M, biglittle, littlebig, pattern, snow, bouncingballs, hypnosis,
+ * fireworks. Generated exactly as the CMU 15-418 / Stanford CS149 circle
+ * renderer generates them for the same seed (glibc rand() semantics,
+ * reimplemented here so results are the same on every platform). Animated
+ * scenes are returned already advanced once (frame 0).
+ * Returns GP_ERROR_INVALID_ARGUMENT for NULL arguments or an unknown name,
+ * GP_ERROR_OUT_OF_MEMORY if the circles cannot be allocated. */
+GP_API gp_status gp_scene_create(gp_scene **scene, const char *name, unsigned seed);
+
+/* Load a scene file. Two formats, chosen by content:
+ *   .par (the course's snow format): a first line with the count n, then n
+ *       lines "x y z vx vy vz r". Loaded as a snow scene (snowsingle).
+ *   gpuprim circles: a first line "gpuprim-circles 1", a second line with
+ *       the count n, then n lines "x y z radius r g b" (ordinary circles).
+ * Blank lines and lines starting with '#' are skipped in both. The count
+ * must be 1 .. GP_SCENE_MAX_CIRCLES and match the lines that follow; every
+ * value must be a finite number; radius >= 0.
+ * The file is untrusted: on any error the function returns GP_ERROR_IO (cannot
+ * open/read) or GP_ERROR_PARSE and, when errbuf is not NULL, writes a
+ * NUL-terminated message naming the file and the line into errbuf
+ * (truncated to errlen bytes). Memory use is bounded by the count actually
+ * read, never by the count claimed. */
+GP_API gp_status gp_scene_load(gp_scene **scene, const char *path, char *errbuf, size_t errlen);
+
+/* Make a scene from caller data (copied). snow != 0 selects snow shading
+ * and the snow background. n must be 1 .. GP_SCENE_MAX_CIRCLES. */
+GP_API gp_status gp_scene_from_circles(gp_scene **scene, const gp_circle *circles, size_t n, int snow);
+
+/* Save in the gpuprim circles format (snow scenes: the .par format). */
+GP_API gp_status gp_scene_save(const gp_scene *scene, const char *path);
+
+/* NULL is allowed and does nothing. */
+GP_API void gp_scene_destroy(gp_scene *scene);
+
+GP_API gp_status gp_scene_count(const gp_scene *scene, size_t *count);
+GP_API gp_status gp_scene_is_snow(const gp_scene *scene, int *is_snow);
+/* Copy circle i out. GP_ERROR_INVALID_ARGUMENT if i >= count. */
+GP_API gp_status gp_scene_get_circle(const gp_scene *scene, size_t i, gp_circle *circle);
+
+/* Advance an animated scene by one frame (dt = 1/60). A no-op for static
+ * scenes. */
+GP_API gp_status gp_scene_advance(gp_scene *scene);
+
+/* ---- rendering --------------------------------------------------------------
+ * The CPU reference: one thread, the reference's float operations in their
+ * order. The ground truth. rgba_host has width*height*4 floats. */
+GP_API gp_status gp_render_reference(const gp_scene *scene, int width, int height, float *rgba_host);
+
+/* A renderer: images of one size, rendered with the context's backend (the
+ * CUDA tile renderer, or the multi-threaded CPU tile renderer that gives
+ * the reference's exact image). It keeps its scene copy, image and scratch
+ * on the backend, so repeated frames allocate nothing new unless the scene
+ * grows. */
+typedef struct gp_renderer gp_renderer;
+
+/* width, height in 1 .. GP_RENDER_MAX_SIDE. The context must outlive the
+ * renderer. */
+GP_API gp_status gp_renderer_create(gp_renderer **renderer, gp_context *ctx, int width, int height);
+GP_API void gp_renderer_destroy(gp_renderer *renderer);
+
+/* Copy (upload) the scene's circles; call again after gp_scene_advance. */
+GP_API gp_status gp_renderer_set_scene(gp_renderer *renderer, const gp_scene *scene);
+
+/* Clear and render one frame. Asynchronous on the CUDA backend. Returns
+ * GP_ERROR_OUT_OF_MEMORY where the frame's scratch does not fit. */
+GP_API gp_status gp_renderer_render(gp_renderer *renderer);
+
+/* Copy the last frame into rgba_host (width*height*4 floats). Synchronizes. */
+GP_API gp_status gp_renderer_read_image(gp_renderer *renderer, float *rgba_host);
+
+/* One-shot convenience: create a renderer, render, read, destroy. */
+GP_API gp_status gp_render(gp_context *ctx, const gp_scene *scene, int width, int height, float *rgba_host);
+
+/* ---- images ---------------------------------------------------------------- */
+/* Write rgba (width*height*4 floats, row 0 at the bottom) as binary PPM (P6)
+ * or PNG (8-bit RGB), chosen by the path's extension (.ppm or .png; others
+ * are GP_ERROR_INVALID_ARGUMENT). Each channel is (uint8)(255*clamp(v,0,1)). */
+GP_API gp_status gp_image_write(const char *path, const float *rgba, int width, int height);
+
+/* Compare two images as the 8-bit values they would be written as. Writes
+ * the largest per-channel difference (0..255) and the number of pixels
+ * whose r, g or b differs at all. Either out pointer may be NULL. */
+GP_API gp_status gp_image_compare(const float *a, const float *b, int width, int height,
+                                  int *max_diff, size_t *differing_pixels);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUPRIM_RENDER_H */

@@ -1,0 +1,108 @@
+/* internal.h - what the library's own files share: the context's layout,
+ * argument-check helpers and the backend entry points. Never installed.
+ * Internal symbols use the gpi_ prefix; only gp_ symbols are exported. */
+#ifndef GPUPRIM_INTERNAL_H
+#define GPUPRIM_INTERNAL_H
+
+#include <gpuprim/gpuprim.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gp_context {
+    gp_backend backend;     /* GP_BACKEND_CPU or GP_BACKEND_CUDA, never AUTO */
+    int device;             /* CUDA ordinal */
+    void *stream;           /* cudaStream_t; NULL = default stream */
+    void *cache;            /* workspace cache owned by the context */
+    size_t cache_bytes;
+    void *user_ws;          /* caller-provided workspace, preferred when big enough */
+    size_t user_ws_bytes;
+    int cpu_threads;        /* 0 = one per online processor */
+    char last_error[256];
+};
+
+/* Record a detail message on the context (printf-style) and return status. */
+gp_status gpi_error(gp_context *ctx, gp_status status, const char *fmt, ...);
+void gpi_clear_error(gp_context *ctx);
+
+/* Scratch memory of the context's backend, at least `bytes` long, valid
+ * until the next call that asks for scratch. Grows the cache as needed
+ * (synchronizing the stream before releasing the old block). bytes == 0
+ * gives a NULL pointer and GP_SUCCESS. */
+gp_status gpi_workspace(gp_context *ctx, size_t bytes, void **ptr);
+
+/* a*b into *out, or GP_ERROR_SIZE_OVERFLOW. */
+gp_status gpi_mul_size(size_t a, size_t b, size_t *out);
+
+/* Do [a, a+a_bytes) and [b, b+b_bytes) share any byte? */
+int gpi_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
+
+/* Check that ptr is usable as a buffer of the context's backend for `bytes`
+ * bytes: not NULL when bytes > 0; for CUDA, memory the device can address
+ * (device, managed or mapped host memory; plain host memory is
+ * GP_ERROR_WRONG_MEMORY). `name` appears in the error detail. */
+gp_status gpi_check_buffer(gp_context *ctx, const void *ptr, size_t bytes, const char *name);
+
+/* Start of every public call on a context: clears the last error and, for
+ * CUDA, makes the context's device current (one thread may drive contexts
+ * on several devices). */
+gp_status gpi_enter(gp_context *ctx);
+
+/* Check a context pointer (not NULL, valid backend). */
+gp_status gpi_check_context(const gp_context *ctx);
+
+/* Is dtype one of the six known types / op one of the three? */
+int gpi_valid_dtype(gp_dtype dtype);
+int gpi_valid_op(gp_op op);
+
+/* Number of CPU threads to use for parallel CPU work. */
+int gpi_cpu_threads(const gp_context *ctx);
+
+/* ---- CPU backend (lib/cpu/): arguments already checked ------------------ */
+gp_status gpi_cpu_scan(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n);
+gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result);
+gp_status gpi_cpu_compact(gp_dtype dtype, const void *in, const void *flags, gp_flag_type flag_type,
+                          void *out, size_t n, size_t *count);
+gp_status gpi_cpu_compact_indices(const void *flags, gp_flag_type flag_type, uint64_t *out, size_t n,
+                                  size_t *count);
+gp_status gpi_cpu_find_repeats(gp_dtype dtype, const void *in, size_t n, uint64_t *out, size_t *count);
+gp_status gpi_cpu_transpose(size_t elem_size, const void *in, void *out, size_t rows, size_t cols);
+gp_status gpi_cpu_stencil_1d(gp_dtype dtype, const gp_stencil3 *w, gp_boundary b, const void *in,
+                             void *out, size_t n);
+gp_status gpi_cpu_stencil_2d(gp_dtype dtype, const gp_stencil5 *w, gp_boundary b, const void *in,
+                             void *out, size_t rows, size_t cols);
+
+/* ---- CUDA backend (lib/cuda/): arguments already checked ---------------- *
+ * Each runs on ctx->stream, takes scratch through gpi_workspace, and maps
+ * CUDA errors through gpi_cuda_status. */
+gp_status gpi_cuda_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in,
+                        void *out, size_t n);
+gp_status gpi_cuda_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n,
+                          void *result_host);
+gp_status gpi_cuda_compact(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags,
+                           gp_flag_type flag_type, void *out, size_t n, size_t *count_host);
+gp_status gpi_cuda_compact_indices(gp_context *ctx, const void *flags, gp_flag_type flag_type,
+                                   uint64_t *out, size_t n, size_t *count_host);
+gp_status gpi_cuda_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in, size_t n,
+                                uint64_t *out, size_t *count_host);
+gp_status gpi_cuda_transpose(gp_context *ctx, size_t elem_size, const void *in, void *out, size_t rows,
+                             size_t cols);
+gp_status gpi_cuda_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3 *w, gp_boundary b,
+                              const void *in, void *out, size_t n);
+gp_status gpi_cuda_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *w, gp_boundary b,
+                              const void *in, void *out, size_t rows, size_t cols);
+
+/* Map a cudaError_t (passed as int so C files need no CUDA header) to a
+ * status, recording cudaGetErrorName and `what` on the context.
+ * 0 (cudaSuccess) gives GP_SUCCESS. */
+gp_status gpi_cuda_status(gp_context *ctx, int cuda_error, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,32 @@
+/* scene.h - the scene's layout inside the library (never installed).
+ * Arrays of n*3 / n floats, as the course's renderer keeps them, so the
+ * CUDA renderer can upload each with one copy. */
+#ifndef GPUPRIM_SCENE_H
+#define GPUPRIM_SCENE_H
+
+#include <gpuprim/render.h>
+#include <stddef.h>
+
+typedef enum gpi_scene_kind {
+    GPI_SCENE_STATIC = 0,     /* no animation */
+    GPI_SCENE_SNOW,           /* animated snow (gravity, drag, noise) */
+    GPI_SCENE_BOUNCING_BALLS,
+    GPI_SCENE_HYPNOSIS,
+    GPI_SCENE_FIREWORKS
+} gpi_scene_kind;
+
+struct gp_scene {
+    size_t n;
+    int snow;              /* snow shading and background */
+    gpi_scene_kind kind;   /* which animation gp_scene_advance runs */
+    float *position;       /* 3n: x, y, z */
+    float *velocity;       /* 3n */
+    float *color;          /* 3n: r, g, b */
+    float *radius;         /* n */
+    /* Animation state that the frames need (fireworks' rim points, ...). */
+    float *extra;
+    size_t extra_len;
+    unsigned long frame;   /* how many times advanced */
+};
+
+#endif

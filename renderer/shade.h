@@ -1,0 +1,102 @@
+/* shade.h - the per-pixel shading of DESIGN.md section 4, shared by the CPU
+ * reference, the CPU tile renderer and the CUDA renderer so that all three
+ * do the same float operations in the same order. Compile it without FMA
+ * contraction (-ffp-contract=off in C, --fmad=false for CUDA): the CPU
+ * reference is ground truth. */
+#ifndef GPUPRIM_SHADE_H
+#define GPUPRIM_SHADE_H
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define GPI_HD __host__ __device__ __forceinline__
+#else
+#define GPI_HD static inline
+#endif
+
+typedef struct gpi_rgba {
+    float r, g, b, a;
+} gpi_rgba;
+
+/* Clamp a float pixel coordinate into [lo, hi] before converting: the same
+ * result as the reference's clamp(int(v)) for every in-range value, and no
+ * undefined behaviour for huge values from untrusted files. */
+GPI_HD int gpi_clamp_coord(float v, int lo, int hi)
+{
+    int i;
+    if (!(v > (float)lo - 1.0f)) return lo; /* also catches NaN */
+    if (v > (float)hi + 1.0f) return hi;
+    i = (int)v;
+    return i < lo ? lo : (i > hi ? hi : i);
+}
+
+/* Pixel bounding box of a circle: [x0, x1) x [y0, y1), clamped to the image. */
+GPI_HD void gpi_circle_box(float px, float py, float rad, int width, int height,
+                           int *x0, int *x1, int *y0, int *y1)
+{
+    float minX = px - rad, maxX = px + rad, minY = py - rad, maxY = py + rad;
+    *x0 = gpi_clamp_coord(minX * (float)width, 0, width);
+    *x1 = gpi_clamp_coord(maxX * (float)width, -1, width - 1) + 1;
+    *y0 = gpi_clamp_coord(minY * (float)height, 0, height);
+    *y1 = gpi_clamp_coord(maxY * (float)height, -1, height - 1) + 1;
+}
+
+/* Background of pixel row j: white, or the snow scenes' grey ramp. */
+GPI_HD gpi_rgba gpi_background(int snow, int j, int height)
+{
+    gpi_rgba c;
+    if (snow) {
+        float shade = .4f + .45f * (float)(height - j) / (float)height;
+        c.r = shade; c.g = shade; c.b = shade; c.a = 1.f;
+    } else {
+        c.r = 1.f; c.g = 1.f; c.b = 1.f; c.a = 1.f;
+    }
+    return c;
+}
+
+/* Blend one circle over one pixel whose centre is (cx, cy). Does nothing
+ * when the centre is outside the circle (d2 > r*r). */
+GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float pz, float rad,
+                      float cr, float cg, float cb, int snow)
+{
+    float dx = px - cx, dy = py - cy;
+    float d2 = dx * dx + dy * dy;
+    float maxd2 = rad * rad;
+    float r, g, b, alpha, oneMinusAlpha;
+    if (d2 > maxd2) return;
+    if (snow) {
+        /* Colour ramp {1,1,1},{1,1,1},{.8,.9,1},{.8,.9,1},{.8,.8,1}. */
+        const float tr[5] = {1.f, 1.f, .8f, .8f, .8f};
+        const float tg[5] = {1.f, 1.f, .9f, .9f, .8f};
+        const float tb[5] = {1.f, 1.f, 1.f, 1.f, 1.f};
+        float t = sqrtf(d2) / rad;
+        float scaled = t * 4.f;
+        int base = (int)scaled;
+        int next;
+        float w, omw, maxAlpha;
+        if (base > 4) base = 4;
+        next = base < 4 ? base + 1 : 4; /* t == 1: weight is 0, stay in the table */
+        w = scaled - (float)base;
+        omw = 1.f - w;
+        r = omw * tr[base] + w * tr[next];
+        g = omw * tg[base] + w * tg[next];
+        b = omw * tb[base] + w * tb[next];
+        maxAlpha = .6f + .4f * (1.f - pz);
+        maxAlpha = .5f * fmaxf(fminf(maxAlpha, 1.f), 0.f);
+        alpha = maxAlpha * expf(-1.f * 4.f * t * t);
+    } else {
+        r = cr; g = cg; b = cb;
+        alpha = .5f;
+    }
+    oneMinusAlpha = 1.f - alpha;
+    c->r = alpha * r + oneMinusAlpha * c->r;
+    c->g = alpha * g + oneMinusAlpha * c->g;
+    c->b = alpha * b + oneMinusAlpha * c->b;
+    c->a = alpha + c->a;
+}
+
+/* Centre of pixel (i, j). */
+GPI_HD float gpi_pixel_x(int i, float invW) { return invW * ((float)i + .5f); }
+GPI_HD float gpi_pixel_y(int j, float invH) { return invH * ((float)j + .5f); }
+
+#endif
