@@ -178,3 +178,12 @@ const size_t *gpt_sizes(void)
     static const size_t quick[] = {0, 1, 31, 32, 33, 255, 256, 257, 1025, 4097, 65537, SIZE_MAX};
     return gpt_quick() ? quick : full;
 }
+
+/* GP_TEST_FILTER=PATTERN runs only matching cases in every suite (cmocka
+ * wildcards, e.g. "*cuda*" under compute-sanitizer, where the CPU cases
+ * only cost time). Runs before main, so no suite has to remember it. */
+__attribute__((constructor)) static void gpt_apply_filter(void)
+{
+    const char *f = getenv("GP_TEST_FILTER");
+    if (f && *f) cmocka_set_test_filter(f);
+}

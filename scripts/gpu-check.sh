@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The one script for the GPU machine (H100/H200): build for sm_90, run the
+# whole test suite with the GPU REQUIRED (a missing GPU fails), run
+# compute-sanitizer over the GPU cases, check the renderer against the CPU
+# reference, and run the benchmarks.
+#   scripts/gpu-check.sh [stage ...]   stages: build test sanitize render bench (default: all)
+# Needs cmocka: carried as .deps/*.deb (see README) and unpacked to /opt/deps.
+# Logs and tables go to $OUT (or ./gpu-out); a short summary prints last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
+BUILD=${BUILD_DIR:-build-gpu}
+STAGES=${*:-build test sanitize render bench}
+SUMMARY="$OUT/summary.txt"; : >"$SUMMARY"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+has() { [[ " $STAGES " == *" $1 "* ]]; }
+
+if ls .deps/*.deb >/dev/null 2>&1; then
+    mkdir -p /opt/deps
+    for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
+    export CMAKE_PREFIX_PATH=/opt/deps/usr
+    export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv >"$OUT/gpu.txt" 2>&1
+note "device: $(sed -n 2p "$OUT/gpu.txt")  date: $(date -u +%F)"
+
+if has build; then
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH} >"$OUT/build.log" 2>&1 &&
+    cmake --build "$BUILD" -j "$(nproc)" >>"$OUT/build.log" 2>&1
+    rc=$?; note "build: rc=$rc (log build.log)"
+    grep -iE "spill|warning" "$OUT/build.log" | grep -v "^--" | head -20 >"$OUT/build-warnings.txt"
+    [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; cat "$SUMMARY"; exit 1; }
+fi
+
+if has test; then
+    GP_TEST_REQUIRE_GPU=1 ctest --test-dir "$BUILD" -j 4 --output-on-failure --timeout 900 >"$OUT/ctest.log" 2>&1
+    rc=$?
+    cp "$BUILD/Testing/Temporary/LastTest.log" "$OUT/ctest-detail.log" 2>/dev/null
+    pass=$(grep -c '^\[       OK \]' "$OUT/ctest-detail.log"); fail=$(grep -cE '^\[  (FAILED|ERROR)' "$OUT/ctest-detail.log")
+    skip=$(grep -c '^\[  SKIPPED \] [a-z_]* \[' "$OUT/ctest-detail.log")
+    note "tests (GPU required): rc=$rc; $(tail -3 "$OUT/ctest.log" | grep 'tests passed'); cases OK=$pass failed=$fail skipped=$skip"
+    [ $rc -eq 0 ] || grep -E "FAILED|ERROR|Failure|fail" "$OUT/ctest.log" | head -30
+fi
+
+if has sanitize; then
+    : >"$OUT/sanitizer.log"
+    for tool in memcheck racecheck initcheck synccheck; do
+        bad=0
+        for t in "$BUILD"/tests/test_*; do
+            [ -x "$t" ] || continue
+            GP_TEST_QUICK=1 GP_TEST_REQUIRE_GPU=1 GP_TEST_FILTER='*cuda*' \
+                compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" >>"$OUT/sanitizer.log" 2>&1 || {
+                bad=$((bad + 1)); echo "!! $tool $(basename "$t") failed" >>"$OUT/sanitizer.log"; }
+        done
+        note "compute-sanitizer $tool: $bad test program(s) with errors; $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries so far"
+    done
+fi
+
+if has render; then
+    : >"$OUT/render-check.log"; bad=0
+    for size in 1024 1000 2048; do
+        for s in rgb rgby rand10k rand100k rand1M micro2M biglittle littlebig pattern snow bouncingballs hypnosis fireworks; do
+            "$BUILD/renderer" --scene "$s" --size "$size" --backend cuda --check --output "/tmp/$s.ppm" >>"$OUT/render-check.log" 2>&1 ||
+                { bad=$((bad + 1)); echo "!! FAILED $s $size" >>"$OUT/render-check.log"; }
+        done
+        if [ -f ../shared/data/snow.par ] || [ -f shared/data/snow.par ]; then
+            par=$(ls ../shared/data/snow.par shared/data/snow.par 2>/dev/null | head -1)
+            "$BUILD/renderer" --scene-file "$par" --size "$size" --backend cuda --check --output /tmp/snowsingle.ppm >>"$OUT/render-check.log" 2>&1 ||
+                { bad=$((bad + 1)); echo "!! FAILED snowsingle $size" >>"$OUT/render-check.log"; }
+        fi
+    done
+    note "renderer --check (GPU vs CPU reference, 1024/1000/2048): $bad failure(s) (log render-check.log)"
+fi
+
+if has bench; then
+    if [ -x "$BUILD/bench/bench_prims" ]; then
+        "$BUILD/bench/bench_prims" --csv "$OUT/bench_prims.csv" >"$OUT/bench_prims.txt" 2>&1
+        note "bench_prims: rc=$? (bench_prims.txt, bench_prims.csv)"
+    fi
+    if [ -x bench/bench_render.sh ]; then
+        bench/bench_render.sh "$BUILD" >"$OUT/bench_render.txt" 2>&1
+        note "bench_render: rc=$? (bench_render.txt)"
+    fi
+fi
+
+echo "================ summary"
+cat "$SUMMARY"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Build the library and the renderer, then draw the main job:
+#   renderer --scene rand100k   (on the GPU when one is present, else on the CPU)
+# Extra arguments go to the renderer, e.g. scripts/run.sh --check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD_DIR:-build-run}
+GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+cmake -S . -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DGPUPRIM_BUILD_TESTS=OFF -DGPUPRIM_BUILD_BENCH=OFF -DGPUPRIM_BUILD_EXAMPLES=OFF ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$BUILD" -j "$(nproc)" --target renderer
+"$BUILD/renderer" --scene rand100k --output rand100k.ppm "$@"
