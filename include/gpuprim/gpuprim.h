@@ -259,12 +259,14 @@ typedef struct gp_stencil5 {
 } gp_stencil5;
 
 /* 1-D three-point stencil over n elements of GP_FLOAT32 or GP_FLOAT64 (other
- * types: GP_ERROR_UNSUPPORTED). Out of place only. Asynchronous. */
+ * types: GP_ERROR_UNSUPPORTED). Out of place only. in and out must be
+ * aligned to the element size (else GP_ERROR_INVALID_ARGUMENT). Asynchronous. */
 GP_API gp_status gp_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3 *weights,
                                gp_boundary boundary, const void *in, void *out, size_t n);
 
 /* 2-D five-point stencil over a rows x cols grid of GP_FLOAT32 or
- * GP_FLOAT64. Out of place only. Asynchronous. */
+ * GP_FLOAT64. Out of place only; buffers aligned to the element size.
+ * Asynchronous. */
 GP_API gp_status gp_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights,
                                gp_boundary boundary, const void *in, void *out,
                                size_t rows, size_t cols);
