@@ -1,0 +1,216 @@
+/* cuda/scan.cu - device scan for every dtype x operator, both kinds.
+ *
+ * Why not cub::DeviceScan: its decoupled look-back adds a tile's
+ * predecessors in whatever state (aggregate or inclusive prefix) it finds
+ * them, so float sums can differ run to run. The header promises run-to-run
+ * identical results, so this is a three-phase reduce-then-scan with a fixed
+ * combination order:
+ *   1. reduce_tiles: each tile of kTile elements is reduced (fixed CUB block
+ *      reduction tree) to one aggregate;
+ *   2. the aggregates are exclusive-scanned in place by the same routine
+ *      (recursively: each level is kTile times shorter);
+ *   3. scan_tiles: each tile is scanned with its aggregate prefix as the
+ *      initial value.
+ * Inclusive results are formed as op(exclusive[i], in[i]) so one kernel per
+ * (type, operator) serves both kinds. In place (in == out) is safe: every
+ * tile is loaded into registers before it is stored, and a tile is only
+ * touched by one block. Tiles are walked with a grid-stride loop and 64-bit
+ * offsets, so any n works regardless of the grid-size limit. */
+#include "internal.h"
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kItems = 8;
+constexpr size_t kTile = (size_t)kThreads * kItems;
+constexpr size_t kMaxGrid = 0x7fffffff; /* gridDim.x limit */
+
+template <typename T>
+__device__ __forceinline__ bool is_nan(T x)
+{
+    if constexpr (std::is_floating_point<T>::value) return x != x;
+    else return false;
+}
+
+/* Operators. Integer sums are instantiated on unsigned types only (wrap
+ * without UB). min/max skip NaN (a NaN operand loses), matching the CPU
+ * reference, which never lets its running value become NaN. */
+template <typename T>
+struct OpSum {
+    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+template <typename T>
+struct OpMin {
+    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return (b < a || is_nan(a)) ? b : a; }
+};
+template <typename T>
+struct OpMax {
+    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return (a < b || is_nan(a)) ? b : a; }
+};
+
+template <typename T>
+struct TileKit {
+    using Load = cub::BlockLoad<T, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+    using Store = cub::BlockStore<T, kThreads, kItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+    using Scan = cub::BlockScan<T, kThreads>;
+    using Reduce = cub::BlockReduce<T, kThreads>;
+    union Storage {
+        typename Load::TempStorage load;
+        typename Store::TempStorage store;
+        typename Scan::TempStorage scan;
+        typename Reduce::TempStorage reduce;
+    };
+};
+
+/* Load tile t into items; elements past n read as the identity. */
+template <typename T>
+__device__ __forceinline__ void load_tile(typename TileKit<T>::Storage &tmp, const T *in, size_t n, size_t base,
+                                          T (&items)[kItems], T identity)
+{
+    using Load = typename TileKit<T>::Load;
+    size_t left = n - base;
+    if (left >= kTile) Load(tmp.load).Load(in + base, items);
+    else Load(tmp.load).Load(in + base, items, (int)left, identity);
+}
+
+template <typename T, typename Op>
+__global__ void __launch_bounds__(kThreads) reduce_tiles(const T *in, size_t n, size_t tiles, T identity, T *agg)
+{
+    using Kit = TileKit<T>;
+    __shared__ typename Kit::Storage tmp;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        T items[kItems];
+        load_tile<T>(tmp, in, n, t * kTile, items, identity);
+        __syncthreads();
+        T total = typename Kit::Reduce(tmp.reduce).Reduce(items, Op());
+        if (threadIdx.x == 0) agg[t] = total;
+        __syncthreads(); /* tmp is reused by the next tile */
+    }
+}
+
+/* prefix == nullptr: a single-level scan whose only tile starts from the identity. */
+template <typename T, typename Op>
+__global__ void __launch_bounds__(kThreads) scan_tiles(const T *in, T *out, size_t n, size_t tiles, T identity,
+                                                       const T *prefix, int inclusive)
+{
+    using Kit = TileKit<T>;
+    __shared__ typename Kit::Storage tmp;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        size_t base = t * kTile;
+        T items[kItems], result[kItems];
+        load_tile<T>(tmp, in, n, base, items, identity);
+        __syncthreads();
+        T init = prefix ? prefix[t] : identity;
+        typename Kit::Scan(tmp.scan).ExclusiveScan(items, result, init, Op());
+        if (inclusive) {
+#pragma unroll
+            for (int i = 0; i < kItems; i++) result[i] = Op()(result[i], items[i]);
+        }
+        __syncthreads();
+        size_t left = n - base;
+        if (left >= kTile) typename Kit::Store(tmp.store).Store(out + base, result);
+        else typename Kit::Store(tmp.store).Store(out + base, result, (int)left);
+        __syncthreads();
+    }
+}
+
+size_t tiles_of(size_t n) { return n / kTile + (n % kTile != 0); }
+
+/* Aggregate arrays are padded to 64 elements so each level stays 256-byte aligned. */
+size_t padded(size_t elems) { return (elems + 63) & ~(size_t)63; }
+
+/* Elements of scratch all recursion levels need together. */
+size_t scratch_elems(size_t n)
+{
+    size_t total = 0;
+    for (size_t tiles = tiles_of(n); tiles > 1; tiles = tiles_of(tiles)) total += padded(tiles);
+    return total;
+}
+
+template <typename T, typename Op>
+gp_status run_scan(gp_context *ctx, cudaStream_t stream, const T *in, T *out, size_t n, T identity, int inclusive,
+                   T *scratch)
+{
+    size_t tiles = tiles_of(n);
+    unsigned grid = (unsigned)std::min(tiles, kMaxGrid);
+    T *agg = nullptr;
+    gp_status s;
+    if (tiles > 1) {
+        agg = scratch;
+        reduce_tiles<T, Op><<<grid, kThreads, 0, stream>>>(in, n, tiles, identity, agg);
+        if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "scan reduce_tiles launch"))) return s;
+        s = run_scan<T, Op>(ctx, stream, agg, agg, tiles, identity, 0, scratch + padded(tiles));
+        if (s) return s;
+    }
+    scan_tiles<T, Op><<<grid, kThreads, 0, stream>>>(in, out, n, tiles, identity, agg, inclusive);
+    return gpi_cuda_status(ctx, cudaGetLastError(), "scan scan_tiles launch");
+}
+
+template <typename T, typename Op>
+gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identity, int inclusive)
+{
+    size_t elems = scratch_elems(n);
+    void *ws = nullptr;
+    T *scratch = nullptr;
+    if (elems) {
+        /* +256 so a caller's workspace of any alignment can be aligned up. */
+        gp_status s = gpi_workspace(ctx, elems * sizeof(T) + 256, &ws);
+        if (s) return s;
+        scratch = (T *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
+    }
+    return run_scan<T, Op>(ctx, (cudaStream_t)ctx->stream, (const T *)in, (T *)out, n, identity, inclusive,
+                           scratch);
+}
+
+template <typename T>
+T lowest_value()
+{
+    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::lowest();
+}
+template <typename T>
+T highest_value()
+{
+    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::max();
+}
+
+/* T: the element type (min/max); S: the type its sum is computed in. */
+template <typename T, typename S>
+gp_status scan_typed(gp_context *ctx, gp_op op, const void *in, void *out, size_t n, int inclusive)
+{
+    switch (op) {
+    case GP_OP_SUM: return scan_op<S, OpSum<S>>(ctx, in, out, n, S(0), inclusive);
+    case GP_OP_MIN: return scan_op<T, OpMin<T>>(ctx, in, out, n, highest_value<T>(), inclusive);
+    case GP_OP_MAX: return scan_op<T, OpMax<T>>(ctx, in, out, n, lowest_value<T>(), inclusive);
+    }
+    return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_scan: unchecked op");
+}
+
+} // namespace
+
+extern "C" gp_status gpi_cuda_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in,
+                                   void *out, size_t n)
+{
+    int inclusive = kind == GP_SCAN_INCLUSIVE;
+    if (n == 0) return GP_SUCCESS;
+    switch (dtype) {
+    case GP_INT32: return scan_typed<int32_t, uint32_t>(ctx, op, in, out, n, inclusive);
+    case GP_UINT32: return scan_typed<uint32_t, uint32_t>(ctx, op, in, out, n, inclusive);
+    case GP_INT64: return scan_typed<int64_t, uint64_t>(ctx, op, in, out, n, inclusive);
+    case GP_UINT64: return scan_typed<uint64_t, uint64_t>(ctx, op, in, out, n, inclusive);
+    case GP_FLOAT32: return scan_typed<float, float>(ctx, op, in, out, n, inclusive);
+    case GP_FLOAT64: return scan_typed<double, double>(ctx, op, in, out, n, inclusive);
+    }
+    return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_scan: unchecked dtype");
+}

@@ -1,0 +1,383 @@
+/* test_reduce.c - gp_reduce: the CPU reference against a brute force,
+ * every dtype x op on each backend against the reference at every test size,
+ * identities for n == 0, bad arguments, and run-to-run determinism. */
+#include "test_util.h"
+
+#include "internal.h" /* gpi_cpu_reduce: the reference */
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
+static const gp_op ops[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *op_name(gp_op op) { return op == GP_OP_SUM ? "sum" : op == GP_OP_MIN ? "min" : "max"; }
+static int is_float(gp_dtype d) { return d == GP_FLOAT32 || d == GP_FLOAT64; }
+static int on_cuda(gp_context *ctx)
+{
+    gp_backend b = GP_BACKEND_CPU;
+    gp_context_get_backend(ctx, &b);
+    return b == GP_BACKEND_CUDA;
+}
+
+/* ---- an independent brute force ------------------------------------------
+ * Values travel as a generic pair: integers as 64-bit words (sign-extended
+ * for signed types, so 64-bit compares order them right), floats as double.
+ * Float32 sums are rounded to float after each step: a double holds the
+ * exact sum of two floats closely enough that this equals float addition. */
+typedef struct {
+    uint64_t u;
+    double f;
+} val;
+
+static val load(gp_dtype d, const void *p, size_t i)
+{
+    val v = {0, 0.0};
+    switch (d) {
+    case GP_INT32: v.u = (uint64_t)(int64_t)((const int32_t *)p)[i]; break;
+    case GP_UINT32: v.u = ((const uint32_t *)p)[i]; break;
+    case GP_INT64: v.u = (uint64_t)((const int64_t *)p)[i]; break;
+    case GP_UINT64: v.u = ((const uint64_t *)p)[i]; break;
+    case GP_FLOAT32: v.f = ((const float *)p)[i]; break;
+    case GP_FLOAT64: v.f = ((const double *)p)[i]; break;
+    }
+    return v;
+}
+
+static void store(gp_dtype d, void *p, size_t i, val v)
+{
+    switch (d) {
+    case GP_INT32: ((int32_t *)p)[i] = (int32_t)(uint32_t)v.u; break;
+    case GP_UINT32: ((uint32_t *)p)[i] = (uint32_t)v.u; break;
+    case GP_INT64: ((int64_t *)p)[i] = (int64_t)v.u; break;
+    case GP_UINT64: ((uint64_t *)p)[i] = v.u; break;
+    case GP_FLOAT32: ((float *)p)[i] = (float)v.f; break;
+    case GP_FLOAT64: ((double *)p)[i] = v.f; break;
+    }
+}
+
+static val identity(gp_dtype d, gp_op op)
+{
+    val v = {0, 0.0};
+    if (op == GP_OP_SUM) return v;
+    switch (d) {
+    case GP_INT32: v.u = op == GP_OP_MIN ? (uint64_t)INT32_MAX : (uint64_t)(int64_t)INT32_MIN; break;
+    case GP_UINT32: v.u = op == GP_OP_MIN ? UINT32_MAX : 0; break;
+    case GP_INT64: v.u = op == GP_OP_MIN ? (uint64_t)INT64_MAX : (uint64_t)INT64_MIN; break;
+    case GP_UINT64: v.u = op == GP_OP_MIN ? UINT64_MAX : 0; break;
+    default: v.f = op == GP_OP_MIN ? INFINITY : -INFINITY; break;
+    }
+    return v;
+}
+
+static val combine(gp_dtype d, gp_op op, val a, val b)
+{
+    int less; /* b < a */
+    if (op == GP_OP_SUM) {
+        a.u += b.u; /* wraps mod 2^64; store() truncates to the width */
+        a.f = d == GP_FLOAT32 ? (double)(float)(a.f + b.f) : a.f + b.f;
+        return a;
+    }
+    if (is_float(d)) less = b.f < a.f;
+    else if (d == GP_INT32 || d == GP_INT64) less = (int64_t)b.u < (int64_t)a.u;
+    else less = b.u < a.u;
+    if (op == GP_OP_MIN) return less ? b : a;
+    /* max: b wins only when strictly greater */
+    if (is_float(d)) return b.f > a.f ? b : a;
+    if (d == GP_INT32 || d == GP_INT64) return (int64_t)b.u > (int64_t)a.u ? b : a;
+    return b.u > a.u ? b : a;
+}
+
+/* Written backwards from the end for min/max (order does not matter for
+ * them), forwards for sums (float sums must add in the reference's order). */
+static void brute_reduce(gp_dtype d, gp_op op, const void *in, size_t n, void *out)
+{
+    val acc = identity(d, op);
+    size_t i;
+    if (op == GP_OP_SUM)
+        for (i = 0; i < n; i++) acc = combine(d, op, acc, load(d, in, i));
+    else
+        for (i = n; i-- > 0;) acc = combine(d, op, acc, load(d, in, i));
+    store(d, out, 0, acc);
+}
+
+/* Integers: the full range (sums wrap). Float sums: integers in [-8, 8),
+ * whose partial sums stay far below 2^24, so every summation order gives
+ * the exact same result and the CUDA result can be compared exactly. Float
+ * min/max: real values in [-1000, 1000). */
+static void fill_input(gp_dtype d, gp_op op, void *buf, size_t n)
+{
+    size_t i;
+    if (is_float(d) && op == GP_OP_SUM) {
+        gpt_fill_random(d, buf, n, 16);
+        for (i = 0; i < n; i++) {
+            if (d == GP_FLOAT32) ((float *)buf)[i] -= 8.0f;
+            else ((double *)buf)[i] -= 8.0;
+        }
+    } else {
+        gpt_fill_random(d, buf, n, 0);
+    }
+}
+
+static void expect_equal(const void *want, const void *got, gp_dtype d, size_t n, const char *what)
+{
+    size_t es = gp_dtype_size(d), i;
+    if (n == 0 || memcmp(want, got, n * es) == 0) return;
+    for (i = 0; i < n; i++)
+        if (memcmp((const char *)want + i * es, (const char *)got + i * es, es) != 0) break;
+    fail_msg("%s (%s, n=%zu): first mismatch at element %zu", what, gpt_dtype_name(d), n, i);
+}
+
+/* The result lands in a 16-byte poisoned host area: exactly the element's
+ * bytes may change. */
+static void check_result_area(const unsigned char *area, gp_dtype d)
+{
+    size_t i;
+    for (i = gp_dtype_size(d); i < 16; i++)
+        if (area[i] != 0xA5) fail_msg("gp_reduce wrote past the %zu-byte result", gp_dtype_size(d));
+}
+
+/* ---- (1) the reference against the brute force --------------------------- */
+static void reference_matches_brute_force(void **state)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 7, 31, 64, 100, 257, 4097};
+    size_t di, oi, si;
+    (void)state;
+    gpt_seed_once();
+    for (di = 0; di < COUNT(dtypes); di++)
+        for (oi = 0; oi < COUNT(ops); oi++)
+            for (si = 0; si < COUNT(sizes); si++) {
+                gp_dtype d = dtypes[di];
+                size_t n = sizes[si];
+                void *in = gpt_malloc(n * gp_dtype_size(d));
+                unsigned char ref[16], brute[16];
+                gpt_fill_random(d, in, n, 0);
+                gpt_poison(ref, 16);
+                gpt_poison(brute, 16);
+                assert_int_equal(gpi_cpu_reduce(d, ops[oi], in, n, ref), GP_SUCCESS);
+                brute_reduce(d, ops[oi], in, n, brute);
+                check_result_area(ref, d);
+                expect_equal(brute, ref, d, 1, "reference vs brute force");
+                free(in);
+            }
+}
+
+static void reference_known_values(void **state)
+{
+    int32_t a[2] = {INT32_MAX, 1}, r32;
+    uint64_t b[3] = {UINT64_MAX, 5, 0}, r64;
+    double f[4] = {2.5, -7.0, 1e300, -1e300}, rf;
+    (void)state;
+    gpi_cpu_reduce(GP_INT32, GP_OP_SUM, a, 2, &r32);
+    assert_int_equal(r32, INT32_MIN);
+    gpi_cpu_reduce(GP_UINT64, GP_OP_SUM, b, 3, &r64);
+    assert_true(r64 == 4);
+    gpi_cpu_reduce(GP_UINT64, GP_OP_MIN, b, 3, &r64);
+    assert_true(r64 == 0);
+    gpi_cpu_reduce(GP_FLOAT64, GP_OP_MAX, f, 4, &rf);
+    assert_true(rf == 1e300);
+    gpi_cpu_reduce(GP_FLOAT64, GP_OP_MIN, f, 4, &rf);
+    assert_true(rf == -1e300);
+}
+
+/* ---- (2) every dtype x op on the backend, every size -------------------------- */
+static void run_case(gp_context *ctx, gp_dtype d, gp_op op, size_t n)
+{
+    size_t bytes = n * gp_dtype_size(d);
+    void *host = gpt_malloc(bytes), *in;
+    unsigned char ref[16], got[16];
+    char what[64];
+    fill_input(d, op, host, n);
+    gpi_cpu_reduce(d, op, host, n, ref);
+    in = gpt_buffer_from(ctx, host, bytes);
+    gpt_poison(got, 16);
+    GPT_OK(ctx, gp_reduce(ctx, d, op, in, n, got));
+    check_result_area(got, d);
+    snprintf(what, sizeof what, "%s reduce [%s]", op_name(op), gpt_backend_name(ctx));
+    expect_equal(ref, got, d, 1, what);
+    gpt_buffer_free(ctx, in);
+    free(host);
+}
+
+static void reduce_matches_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t *sizes = gpt_sizes();
+    size_t di, oi, si;
+    for (di = 0; di < COUNT(dtypes); di++)
+        for (oi = 0; oi < COUNT(ops); oi++)
+            for (si = 0; sizes[si] != SIZE_MAX; si++) run_case(ctx, dtypes[di], ops[oi], sizes[si]);
+}
+
+/* Integer sums wrap on the backend too: n copies of the type's largest value. */
+static void reduce_integer_sums_wrap(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = 100003;
+    int32_t *a = gpt_malloc(n * 4), r32 = 0;
+    int64_t *b = gpt_malloc(n * 8), r64 = 0;
+    void *buf;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        a[i] = INT32_MAX;
+        b[i] = INT64_MAX;
+    }
+    buf = gpt_buffer_from(ctx, a, n * 4);
+    GPT_OK(ctx, gp_reduce(ctx, GP_INT32, GP_OP_SUM, buf, n, &r32));
+    /* n * (2^31 - 1) mod 2^32, as a two's complement int32 */
+    assert_true((uint32_t)r32 == (uint32_t)((uint64_t)n * (uint64_t)INT32_MAX));
+    gpt_buffer_free(ctx, buf);
+    buf = gpt_buffer_from(ctx, b, n * 8);
+    GPT_OK(ctx, gp_reduce(ctx, GP_INT64, GP_OP_SUM, buf, n, &r64));
+    assert_true((uint64_t)r64 == (uint64_t)n * (uint64_t)INT64_MAX);
+    gpt_buffer_free(ctx, buf);
+    free(a);
+    free(b);
+}
+
+/* Real-valued float sums: exact on the CPU backend; on CUDA within a bound
+ * scaled to sum |x| and the length. */
+static void reduce_float_sum_real_values(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t *sizes = gpt_sizes();
+    size_t di, si, i;
+    for (di = 4; di < 6; di++)
+        for (si = 0; sizes[si] != SIZE_MAX; si++) {
+            gp_dtype d = dtypes[di];
+            size_t n = sizes[si], bytes = n * gp_dtype_size(d);
+            double eps = d == GP_FLOAT32 ? FLT_EPSILON : DBL_EPSILON, abs_sum = 0, r, g, tol;
+            void *host = gpt_malloc(bytes), *in;
+            unsigned char ref[16], got[16];
+            gpt_fill_random(d, host, n, 0);
+            gpi_cpu_reduce(d, GP_OP_SUM, host, n, ref);
+            in = gpt_buffer_from(ctx, host, bytes);
+            gpt_poison(got, 16);
+            GPT_OK(ctx, gp_reduce(ctx, d, GP_OP_SUM, in, n, got));
+            check_result_area(got, d);
+            if (!on_cuda(ctx)) {
+                expect_equal(ref, got, d, 1, "real-valued float sum [cpu]");
+            } else {
+                for (i = 0; i < n; i++) abs_sum += fabs(load(d, host, i).f);
+                r = load(d, ref, 0).f;
+                g = load(d, got, 0).f;
+                tol = 2.0 * eps * abs_sum * (64.0 + sqrt((double)n));
+                if (!(fabs(g - r) <= tol))
+                    fail_msg("float sum (%s, n=%zu): got %.17g want %.17g (tol %.3g)", gpt_dtype_name(d), n, g, r,
+                             tol);
+            }
+            gpt_buffer_free(ctx, in);
+            free(host);
+        }
+}
+
+/* n == 0 gives the identity, on every backend. */
+static void reduce_empty_gives_identity(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+    GPT_OK(ctx, gp_reduce(ctx, GP_INT32, GP_OP_SUM, NULL, 0, &i32));
+    assert_int_equal(i32, 0);
+    GPT_OK(ctx, gp_reduce(ctx, GP_INT32, GP_OP_MIN, NULL, 0, &i32));
+    assert_int_equal(i32, INT32_MAX);
+    GPT_OK(ctx, gp_reduce(ctx, GP_INT32, GP_OP_MAX, NULL, 0, &i32));
+    assert_int_equal(i32, INT32_MIN);
+    GPT_OK(ctx, gp_reduce(ctx, GP_UINT32, GP_OP_MIN, NULL, 0, &u32));
+    assert_true(u32 == UINT32_MAX);
+    GPT_OK(ctx, gp_reduce(ctx, GP_UINT32, GP_OP_MAX, NULL, 0, &u32));
+    assert_true(u32 == 0);
+    GPT_OK(ctx, gp_reduce(ctx, GP_INT64, GP_OP_MIN, NULL, 0, &i64));
+    assert_true(i64 == INT64_MAX);
+    GPT_OK(ctx, gp_reduce(ctx, GP_INT64, GP_OP_MAX, NULL, 0, &i64));
+    assert_true(i64 == INT64_MIN);
+    GPT_OK(ctx, gp_reduce(ctx, GP_UINT64, GP_OP_MIN, NULL, 0, &u64));
+    assert_true(u64 == UINT64_MAX);
+    GPT_OK(ctx, gp_reduce(ctx, GP_UINT64, GP_OP_SUM, NULL, 0, &u64));
+    assert_true(u64 == 0);
+    GPT_OK(ctx, gp_reduce(ctx, GP_FLOAT32, GP_OP_MIN, NULL, 0, &f32));
+    assert_true(isinf(f32) && f32 > 0);
+    GPT_OK(ctx, gp_reduce(ctx, GP_FLOAT32, GP_OP_SUM, NULL, 0, &f32));
+    assert_true(f32 == 0.0f && !signbit(f32));
+    GPT_OK(ctx, gp_reduce(ctx, GP_FLOAT64, GP_OP_MAX, NULL, 0, &f64));
+    assert_true(isinf(f64) && f64 < 0);
+}
+
+/* ---- (3) bad arguments: a status, a message, and outputs untouched --------- */
+static void reduce_bad_arguments(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = 100;
+    void *in = gpt_poisoned_buffer(ctx, (n + 1) * 8);
+    unsigned char res[16];
+    size_t i;
+    gpt_poison(res, sizeof res);
+
+    assert_int_equal(gp_reduce(NULL, GP_INT32, GP_OP_SUM, in, n, res), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_reduce(ctx, (gp_dtype)0, GP_OP_SUM, in, n, res), GP_ERROR_INVALID_ARGUMENT);
+    assert_true(strlen(gp_context_last_error(ctx)) > 0);
+    assert_int_equal(gp_reduce(ctx, (gp_dtype)99, GP_OP_SUM, in, n, res), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_reduce(ctx, GP_INT32, (gp_op)0, in, n, res), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_reduce(ctx, GP_INT32, (gp_op)99, in, n, res), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_reduce(ctx, GP_INT32, GP_OP_SUM, NULL, n, res), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_reduce(ctx, GP_INT32, GP_OP_SUM, in, n, NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_reduce(ctx, GP_INT32, GP_OP_SUM, in, 0, NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_reduce(ctx, GP_INT32, GP_OP_SUM, in, SIZE_MAX, res), GP_ERROR_SIZE_OVERFLOW);
+    assert_true(strlen(gp_context_last_error(ctx)) > 0);
+    assert_int_equal(gp_reduce(ctx, GP_UINT64, GP_OP_MAX, in, SIZE_MAX / 8 + 1, res), GP_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(gp_reduce(ctx, GP_INT64, GP_OP_MAX, (char *)in + 4, n, res), GP_ERROR_INVALID_ARGUMENT);
+    if (on_cuda(ctx)) {
+        unsigned char host[800];
+        gpt_poison(host, sizeof host);
+        assert_int_equal(gp_reduce(ctx, GP_INT32, GP_OP_SUM, host, n, res), GP_ERROR_WRONG_MEMORY);
+    }
+    for (i = 0; i < sizeof res; i++)
+        if (res[i] != 0xA5) fail_msg("result byte %zu changed by a failing call", i);
+    gpt_buffer_free(ctx, in);
+}
+
+/* ---- (4) float sums are identical bit for bit on two runs -------------------- */
+static void reduce_deterministic(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = gpt_quick() ? 65537 : 4194305;
+    size_t di;
+    for (di = 4; di < 6; di++) {
+        gp_dtype d = dtypes[di];
+        size_t bytes = n * gp_dtype_size(d);
+        void *host = gpt_malloc(bytes), *in;
+        unsigned char a[16], b[16];
+        gpt_fill_random(d, host, n, 0);
+        in = gpt_buffer_from(ctx, host, bytes);
+        gpt_poison(a, 16);
+        gpt_poison(b, 16);
+        GPT_OK(ctx, gp_reduce(ctx, d, GP_OP_SUM, in, n, a));
+        GPT_OK(ctx, gp_reduce(ctx, d, GP_OP_SUM, in, n, b));
+        assert_memory_equal(a, b, 16);
+        gpt_buffer_free(ctx, in);
+        free(host);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reference_matches_brute_force),
+        cmocka_unit_test(reference_known_values),
+        GPT_TEST_BOTH(reduce_matches_reference),
+        GPT_TEST_BOTH(reduce_integer_sums_wrap),
+        GPT_TEST_BOTH(reduce_float_sum_real_values),
+        GPT_TEST_BOTH(reduce_empty_gives_identity),
+        GPT_TEST_BOTH(reduce_bad_arguments),
+        GPT_TEST_BOTH(reduce_deterministic),
+    };
+    return cmocka_run_group_tests_name("reduce", tests, NULL, NULL);
+}

@@ -1,0 +1,405 @@
+/* test_scan.c - gp_scan: the CPU reference against a brute force, every
+ * dtype x op x kind on each backend against the reference at every test
+ * size, in place, bad arguments, and run-to-run determinism. */
+#include "test_util.h"
+
+#include "internal.h" /* gpi_cpu_scan: the reference */
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
+static const gp_op ops[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
+static const gp_scan_kind kinds[] = {GP_SCAN_EXCLUSIVE, GP_SCAN_INCLUSIVE};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *op_name(gp_op op) { return op == GP_OP_SUM ? "sum" : op == GP_OP_MIN ? "min" : "max"; }
+static const char *kind_name(gp_scan_kind k) { return k == GP_SCAN_EXCLUSIVE ? "exclusive" : "inclusive"; }
+static int is_float(gp_dtype d) { return d == GP_FLOAT32 || d == GP_FLOAT64; }
+static int on_cuda(gp_context *ctx)
+{
+    gp_backend b = GP_BACKEND_CPU;
+    gp_context_get_backend(ctx, &b);
+    return b == GP_BACKEND_CUDA;
+}
+
+/* ---- an independent brute force ------------------------------------------
+ * Values travel as a generic pair: integers as 64-bit words (sign-extended
+ * for signed types, so 64-bit compares order them right), floats as double.
+ * Float32 sums are rounded to float after each step: a double holds the
+ * exact sum of two floats closely enough that this equals float addition. */
+typedef struct {
+    uint64_t u;
+    double f;
+} val;
+
+static val load(gp_dtype d, const void *p, size_t i)
+{
+    val v = {0, 0.0};
+    switch (d) {
+    case GP_INT32: v.u = (uint64_t)(int64_t)((const int32_t *)p)[i]; break;
+    case GP_UINT32: v.u = ((const uint32_t *)p)[i]; break;
+    case GP_INT64: v.u = (uint64_t)((const int64_t *)p)[i]; break;
+    case GP_UINT64: v.u = ((const uint64_t *)p)[i]; break;
+    case GP_FLOAT32: v.f = ((const float *)p)[i]; break;
+    case GP_FLOAT64: v.f = ((const double *)p)[i]; break;
+    }
+    return v;
+}
+
+static void store(gp_dtype d, void *p, size_t i, val v)
+{
+    switch (d) {
+    case GP_INT32: ((int32_t *)p)[i] = (int32_t)(uint32_t)v.u; break;
+    case GP_UINT32: ((uint32_t *)p)[i] = (uint32_t)v.u; break;
+    case GP_INT64: ((int64_t *)p)[i] = (int64_t)v.u; break;
+    case GP_UINT64: ((uint64_t *)p)[i] = v.u; break;
+    case GP_FLOAT32: ((float *)p)[i] = (float)v.f; break;
+    case GP_FLOAT64: ((double *)p)[i] = v.f; break;
+    }
+}
+
+static val identity(gp_dtype d, gp_op op)
+{
+    val v = {0, 0.0};
+    if (op == GP_OP_SUM) return v;
+    switch (d) {
+    case GP_INT32: v.u = op == GP_OP_MIN ? (uint64_t)INT32_MAX : (uint64_t)(int64_t)INT32_MIN; break;
+    case GP_UINT32: v.u = op == GP_OP_MIN ? UINT32_MAX : 0; break;
+    case GP_INT64: v.u = op == GP_OP_MIN ? (uint64_t)INT64_MAX : (uint64_t)INT64_MIN; break;
+    case GP_UINT64: v.u = op == GP_OP_MIN ? UINT64_MAX : 0; break;
+    default: v.f = op == GP_OP_MIN ? INFINITY : -INFINITY; break;
+    }
+    return v;
+}
+
+static val combine(gp_dtype d, gp_op op, val a, val b)
+{
+    int less; /* b < a */
+    if (op == GP_OP_SUM) {
+        a.u += b.u; /* wraps mod 2^64; store() truncates to the width */
+        a.f = d == GP_FLOAT32 ? (double)(float)(a.f + b.f) : a.f + b.f;
+        return a;
+    }
+    if (is_float(d)) less = b.f < a.f;
+    else if (d == GP_INT32 || d == GP_INT64) less = (int64_t)b.u < (int64_t)a.u;
+    else less = b.u < a.u;
+    if (op == GP_OP_MIN) return less ? b : a;
+    /* max: b wins only when strictly greater */
+    if (is_float(d)) return b.f > a.f ? b : a;
+    if (d == GP_INT32 || d == GP_INT64) return (int64_t)b.u > (int64_t)a.u ? b : a;
+    return b.u > a.u ? b : a;
+}
+
+/* O(n^2): every output recomputed from scratch. */
+static void brute_scan(gp_dtype d, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n)
+{
+    size_t i, j;
+    for (i = 0; i < n; i++) {
+        val acc = identity(d, op);
+        size_t end = kind == GP_SCAN_INCLUSIVE ? i + 1 : i;
+        for (j = 0; j < end; j++) acc = combine(d, op, acc, load(d, in, j));
+        store(d, out, i, acc);
+    }
+}
+
+/* Integers: the full range (sums wrap). Float sums: integers in [-8, 8),
+ * whose partial sums stay far below 2^24, so every summation order gives
+ * the exact same result and the CUDA result can be compared exactly. Float
+ * min/max: real values in [-1000, 1000). */
+static void fill_input(gp_dtype d, gp_op op, void *buf, size_t n)
+{
+    size_t i;
+    if (is_float(d) && op == GP_OP_SUM) {
+        gpt_fill_random(d, buf, n, 16);
+        for (i = 0; i < n; i++) {
+            if (d == GP_FLOAT32) ((float *)buf)[i] -= 8.0f;
+            else ((double *)buf)[i] -= 8.0;
+        }
+    } else {
+        gpt_fill_random(d, buf, n, 0);
+    }
+}
+
+static void expect_equal(const void *want, const void *got, gp_dtype d, size_t n, const char *what)
+{
+    size_t es = gp_dtype_size(d), i;
+    if (n == 0 || memcmp(want, got, n * es) == 0) return;
+    for (i = 0; i < n; i++)
+        if (memcmp((const char *)want + i * es, (const char *)got + i * es, es) != 0) break;
+    fail_msg("%s (%s, n=%zu): first mismatch at element %zu", what, gpt_dtype_name(d), n, i);
+}
+
+/* ---- (1) the reference against the brute force --------------------------- */
+static void reference_matches_brute_force(void **state)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 7, 31, 64, 100, 257};
+    size_t di, oi, ki, si;
+    (void)state;
+    gpt_seed_once();
+    for (di = 0; di < COUNT(dtypes); di++)
+        for (oi = 0; oi < COUNT(ops); oi++)
+            for (ki = 0; ki < COUNT(kinds); ki++)
+                for (si = 0; si < COUNT(sizes); si++) {
+                    gp_dtype d = dtypes[di];
+                    size_t n = sizes[si], bytes = n * gp_dtype_size(d);
+                    void *in = gpt_malloc(bytes), *ref = gpt_malloc(bytes), *brute = gpt_malloc(bytes);
+                    /* Real-valued floats here: the brute force adds in the same order. */
+                    gpt_fill_random(d, in, n, 0);
+                    gpt_poison(ref, bytes);
+                    assert_int_equal(gpi_cpu_scan(d, ops[oi], kinds[ki], in, ref, n), GP_SUCCESS);
+                    brute_scan(d, ops[oi], kinds[ki], in, brute, n);
+                    expect_equal(brute, ref, d, n, "reference vs brute force");
+                    /* The reference in place gives the same. */
+                    assert_int_equal(gpi_cpu_scan(d, ops[oi], kinds[ki], in, in, n), GP_SUCCESS);
+                    expect_equal(brute, in, d, n, "reference in place vs brute force");
+                    free(in);
+                    free(ref);
+                    free(brute);
+                }
+}
+
+/* Small hand-checked cases, including wrapping sums. */
+static void reference_known_values(void **state)
+{
+    int32_t a[3] = {INT32_MAX, 1, -5}, out[3];
+    uint64_t b[2] = {UINT64_MAX, 2}, outb[2];
+    float f[3] = {3.0f, -1.0f, 2.0f}, outf[3];
+    (void)state;
+    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, a, out, 3);
+    assert_int_equal(out[0], INT32_MAX);
+    assert_int_equal(out[1], INT32_MIN);
+    assert_int_equal(out[2], INT32_MIN - 5LL + 4294967296LL);
+    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, a, out, 3);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[2], INT32_MIN);
+    gpi_cpu_scan(GP_UINT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, b, outb, 2);
+    assert_true(outb[1] == 1);
+    gpi_cpu_scan(GP_FLOAT32, GP_OP_MIN, GP_SCAN_EXCLUSIVE, f, outf, 3);
+    assert_true(isinf(outf[0]) && outf[0] > 0 && outf[1] == 3.0f && outf[2] == -1.0f);
+    gpi_cpu_scan(GP_FLOAT32, GP_OP_MAX, GP_SCAN_EXCLUSIVE, f, outf, 3);
+    assert_true(isinf(outf[0]) && outf[0] < 0 && outf[1] == 3.0f && outf[2] == 3.0f);
+    gpi_cpu_scan(GP_INT32, GP_OP_MAX, GP_SCAN_EXCLUSIVE, a, out, 1);
+    assert_int_equal(out[0], INT32_MIN);
+}
+
+/* ---- (2) every dtype x op x kind on the backend, every size ----------------- */
+static void run_case(gp_context *ctx, gp_dtype d, gp_op op, gp_scan_kind kind, size_t n, int in_place)
+{
+    size_t bytes = n * gp_dtype_size(d);
+    void *host = gpt_malloc(bytes), *ref = gpt_malloc(bytes), *got = gpt_malloc(bytes);
+    void *in, *out;
+    char what[96];
+    fill_input(d, op, host, n);
+    assert_int_equal(gpi_cpu_scan(d, op, kind, host, ref, n), GP_SUCCESS);
+    in = gpt_buffer_from(ctx, host, bytes);
+    out = in_place ? in : gpt_poisoned_buffer(ctx, bytes);
+    GPT_OK(ctx, gp_scan(ctx, d, op, kind, in, out, n));
+    gpt_buffer_to(ctx, got, out, bytes);
+    snprintf(what, sizeof what, "%s %s scan%s [%s]", kind_name(kind), op_name(op), in_place ? " in place" : "",
+             gpt_backend_name(ctx));
+    expect_equal(ref, got, d, n, what);
+    if (!in_place) { /* the input is left alone */
+        gpt_buffer_to(ctx, got, in, bytes);
+        expect_equal(host, got, d, n, "scan input after the call");
+        gpt_buffer_free(ctx, out);
+    }
+    gpt_buffer_free(ctx, in);
+    free(host);
+    free(ref);
+    free(got);
+}
+
+static void scan_matches_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t *sizes = gpt_sizes();
+    size_t di, oi, ki, si;
+    for (di = 0; di < COUNT(dtypes); di++)
+        for (oi = 0; oi < COUNT(ops); oi++)
+            for (ki = 0; ki < COUNT(kinds); ki++)
+                for (si = 0; sizes[si] != SIZE_MAX; si++) run_case(ctx, dtypes[di], ops[oi], kinds[ki], sizes[si], 0);
+}
+
+static void scan_in_place(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t *sizes = gpt_sizes();
+    size_t di, oi, ki, si;
+    for (di = 0; di < COUNT(dtypes); di++)
+        for (oi = 0; oi < COUNT(ops); oi++)
+            for (ki = 0; ki < COUNT(kinds); ki++)
+                for (si = 0; sizes[si] != SIZE_MAX; si++)
+                    if (sizes[si] <= 1000003) run_case(ctx, dtypes[di], ops[oi], kinds[ki], sizes[si], 1);
+}
+
+/* Real-valued float sums: exact on the CPU backend; on CUDA within a bound
+ * scaled to the magnitude (the prefix of |x|) and the length. */
+static void scan_float_sum_real_values(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t *sizes = gpt_sizes();
+    size_t di, ki, si, i;
+    for (di = 4; di < 6; di++)
+        for (ki = 0; ki < COUNT(kinds); ki++)
+            for (si = 0; sizes[si] != SIZE_MAX; si++) {
+                gp_dtype d = dtypes[di];
+                gp_scan_kind kind = kinds[ki];
+                size_t n = sizes[si], bytes = n * gp_dtype_size(d);
+                double eps = d == GP_FLOAT32 ? FLT_EPSILON : DBL_EPSILON, abs_prefix = 0;
+                void *host = gpt_malloc(bytes), *ref = gpt_malloc(bytes), *got = gpt_malloc(bytes);
+                void *in, *out;
+                gpt_fill_random(d, host, n, 0);
+                gpi_cpu_scan(d, GP_OP_SUM, kind, host, ref, n);
+                in = gpt_buffer_from(ctx, host, bytes);
+                out = gpt_poisoned_buffer(ctx, bytes);
+                GPT_OK(ctx, gp_scan(ctx, d, GP_OP_SUM, kind, in, out, n));
+                gpt_buffer_to(ctx, got, out, bytes);
+                if (!on_cuda(ctx)) {
+                    expect_equal(ref, got, d, n, "real-valued float sum scan [cpu]");
+                } else {
+                    for (i = 0; i < n; i++) {
+                        double x = d == GP_FLOAT32 ? ((float *)host)[i] : ((double *)host)[i];
+                        double r = d == GP_FLOAT32 ? ((float *)ref)[i] : ((double *)ref)[i];
+                        double g = d == GP_FLOAT32 ? ((float *)got)[i] : ((double *)got)[i];
+                        double tol;
+                        if (kind == GP_SCAN_INCLUSIVE) abs_prefix += fabs(x);
+                        /* Both results err by at most ~eps * sum|x| * depth; the
+                         * sequential reference's error grows like sqrt(i). */
+                        tol = 2.0 * eps * abs_prefix * (64.0 + sqrt((double)i + 1.0));
+                        if (!(fabs(g - r) <= tol))
+                            fail_msg("%s float sum scan (%s, n=%zu) at %zu: got %.17g want %.17g (tol %.3g)",
+                                     kind_name(kind), gpt_dtype_name(d), n, i, g, r, tol);
+                        if (kind == GP_SCAN_EXCLUSIVE) abs_prefix += fabs(x);
+                    }
+                }
+                gpt_buffer_free(ctx, in);
+                gpt_buffer_free(ctx, out);
+                free(host);
+                free(ref);
+                free(got);
+            }
+}
+
+/* A caller workspace that is not 256-byte aligned still gives right results. */
+static void scan_with_user_workspace(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = gpt_quick() ? 65537 : 1000003;
+    void *ws = gpt_buffer(ctx, 1 << 20);
+    GPT_OK(ctx, gp_context_set_workspace(ctx, (char *)ws + 8, (1 << 20) - 8));
+    run_case(ctx, GP_INT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, n, 0);
+    run_case(ctx, GP_FLOAT64, GP_OP_MAX, GP_SCAN_EXCLUSIVE, n, 1);
+    run_case(ctx, GP_UINT32, GP_OP_MIN, GP_SCAN_INCLUSIVE, n, 0);
+    GPT_OK(ctx, gp_context_set_workspace(ctx, NULL, 0));
+    gpt_buffer_free(ctx, ws);
+}
+
+/* ---- (3) bad arguments: a status, a message, and outputs untouched --------- */
+static void expect_untouched(gp_context *ctx, const void *buf, size_t bytes)
+{
+    unsigned char *host = gpt_malloc(bytes);
+    size_t i;
+    gpt_buffer_to(ctx, host, buf, bytes);
+    for (i = 0; i < bytes; i++)
+        if (host[i] != 0xA5) fail_msg("output byte %zu changed by a failing call", i);
+    free(host);
+}
+
+static void scan_bad_arguments(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = 100;
+    void *in = gpt_poisoned_buffer(ctx, (n + 1) * 4), *out = gpt_poisoned_buffer(ctx, (n + 1) * 4);
+    char *inb = (char *)in;
+
+    assert_int_equal(gp_scan(NULL, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, (gp_dtype)0, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_true(strlen(gp_context_last_error(ctx)) > 0);
+    assert_int_equal(gp_scan(ctx, (gp_dtype)99, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT32, (gp_op)0, GP_SCAN_INCLUSIVE, in, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT32, (gp_op)99, GP_SCAN_INCLUSIVE, in, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, (gp_scan_kind)0, in, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, (gp_scan_kind)99, in, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, NULL, out, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, NULL, n), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, SIZE_MAX), GP_ERROR_SIZE_OVERFLOW);
+    assert_true(strlen(gp_context_last_error(ctx)) > 0);
+    assert_int_equal(gp_scan(ctx, GP_FLOAT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, SIZE_MAX / 4),
+                     GP_ERROR_SIZE_OVERFLOW);
+    /* Partial overlap either way is refused; exact aliasing is in place. */
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, inb + 4, n), GP_ERROR_OVERLAP);
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, inb + 4, in, n), GP_ERROR_OVERLAP);
+    assert_true(strlen(gp_context_last_error(ctx)) > 0);
+    /* Elements must be aligned to their size. */
+    assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, (char *)out + 2, n - 1),
+                     GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_scan(ctx, GP_INT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, inb + 4, out, n / 2),
+                     GP_ERROR_INVALID_ARGUMENT);
+    expect_untouched(ctx, in, (n + 1) * 4);
+    expect_untouched(ctx, out, (n + 1) * 4);
+
+    /* n == 0 does nothing and needs no pointers. */
+    GPT_OK(ctx, gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, NULL, NULL, 0));
+    GPT_OK(ctx, gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, 0));
+    expect_untouched(ctx, out, (n + 1) * 4);
+
+    if (on_cuda(ctx)) {
+        /* Host memory handed to the CUDA backend. */
+        unsigned char host[400];
+        gpt_poison(host, sizeof host);
+        assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, host, out, n), GP_ERROR_WRONG_MEMORY);
+        assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, host, n), GP_ERROR_WRONG_MEMORY);
+        expect_untouched(ctx, out, (n + 1) * 4);
+    }
+    gpt_buffer_free(ctx, in);
+    gpt_buffer_free(ctx, out);
+}
+
+/* ---- (4) float sums are identical bit for bit on two runs -------------------- */
+static void scan_deterministic(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = gpt_quick() ? 65537 : 4194305;
+    size_t di, ki;
+    for (di = 4; di < 6; di++)
+        for (ki = 0; ki < COUNT(kinds); ki++) {
+            gp_dtype d = dtypes[di];
+            size_t bytes = n * gp_dtype_size(d);
+            void *host = gpt_malloc(bytes), *a = gpt_malloc(bytes), *b = gpt_malloc(bytes);
+            void *in, *out1, *out2;
+            gpt_fill_random(d, host, n, 0);
+            in = gpt_buffer_from(ctx, host, bytes);
+            out1 = gpt_poisoned_buffer(ctx, bytes);
+            out2 = gpt_poisoned_buffer(ctx, bytes);
+            GPT_OK(ctx, gp_scan(ctx, d, GP_OP_SUM, kinds[ki], in, out1, n));
+            GPT_OK(ctx, gp_scan(ctx, d, GP_OP_SUM, kinds[ki], in, out2, n));
+            gpt_buffer_to(ctx, a, out1, bytes);
+            gpt_buffer_to(ctx, b, out2, bytes);
+            expect_equal(a, b, d, n, "float sum scan run 1 vs run 2");
+            gpt_buffer_free(ctx, in);
+            gpt_buffer_free(ctx, out1);
+            gpt_buffer_free(ctx, out2);
+            free(host);
+            free(a);
+            free(b);
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reference_matches_brute_force),
+        cmocka_unit_test(reference_known_values),
+        GPT_TEST_BOTH(scan_matches_reference),
+        GPT_TEST_BOTH(scan_in_place),
+        GPT_TEST_BOTH(scan_float_sum_real_values),
+        GPT_TEST_BOTH(scan_with_user_workspace),
+        GPT_TEST_BOTH(scan_bad_arguments),
+        GPT_TEST_BOTH(scan_deterministic),
+    };
+    return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
+}
