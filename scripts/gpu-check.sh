@@ -40,8 +40,8 @@ if has test; then
     GP_TEST_REQUIRE_GPU=1 ctest --test-dir "$BUILD" -j 4 --output-on-failure --timeout 900 >"$OUT/ctest.log" 2>&1
     rc=$?
     cp "$BUILD/Testing/Temporary/LastTest.log" "$OUT/ctest-detail.log" 2>/dev/null
-    pass=$(grep -c '^\[       OK \]' "$OUT/ctest-detail.log"); fail=$(grep -cE '^\[  (FAILED|ERROR)' "$OUT/ctest-detail.log")
-    skip=$(grep -c '^\[  SKIPPED \] [a-z_]* \[' "$OUT/ctest-detail.log")
+    pass=$(grep -c '^\[       OK \]' "$OUT/ctest-detail.log"); fail=$(grep -E '^\[  (FAILED|ERROR) +\] [a-z_0-9]+ \[' "$OUT/ctest-detail.log" | sort -u | wc -l)
+    skip=$(grep '^\[  SKIPPED \] [a-z_0-9]* \[' "$OUT/ctest-detail.log" | sort -u | wc -l)
     note "tests (GPU required): rc=$rc; $(tail -3 "$OUT/ctest.log" | grep 'tests passed'); cases OK=$pass failed=$fail skipped=$skip"
     [ $rc -eq 0 ] || grep -E "FAILED|ERROR|Failure|fail" "$OUT/ctest.log" | head -30
 fi
