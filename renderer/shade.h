@@ -54,6 +54,10 @@ GPI_HD gpi_rgba gpi_background(int snow, int j, int height)
     return c;
 }
 
+/* The snow colour ramp's red and green columns (blue is 1 throughout). */
+GPI_HD float gpi_snow_red(int i) { return i < 2 ? 1.f : .8f; }
+GPI_HD float gpi_snow_green(int i) { return i < 2 ? 1.f : (i < 4 ? .9f : .8f); }
+
 /* Blend one circle over one pixel whose centre is (cx, cy). Does nothing
  * when the centre is outside the circle (d2 > r*r). */
 GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float pz, float rad,
@@ -65,10 +69,9 @@ GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float
     float r, g, b, alpha, oneMinusAlpha;
     if (d2 > maxd2) return;
     if (snow) {
-        /* Colour ramp {1,1,1},{1,1,1},{.8,.9,1},{.8,.9,1},{.8,.8,1}. */
-        const float tr[5] = {1.f, 1.f, .8f, .8f, .8f};
-        const float tg[5] = {1.f, 1.f, .9f, .9f, .8f};
-        const float tb[5] = {1.f, 1.f, 1.f, 1.f, 1.f};
+        /* Colour ramp {1,1,1},{1,1,1},{.8,.9,1},{.8,.9,1},{.8,.8,1}, read with
+         * selects rather than an indexed array (which would sit in local
+         * memory on the GPU); the values are the table's exactly. */
         float t = sqrtf(d2) / rad;
         float scaled = t * 4.f;
         int base = (int)scaled;
@@ -78,9 +81,9 @@ GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float
         next = base < 4 ? base + 1 : 4; /* t == 1: weight is 0, stay in the table */
         w = scaled - (float)base;
         omw = 1.f - w;
-        r = omw * tr[base] + w * tr[next];
-        g = omw * tg[base] + w * tg[next];
-        b = omw * tb[base] + w * tb[next];
+        r = omw * gpi_snow_red(base) + w * gpi_snow_red(next);
+        g = omw * gpi_snow_green(base) + w * gpi_snow_green(next);
+        b = omw * 1.f + w * 1.f;
         maxAlpha = .6f + .4f * (1.f - pz);
         maxAlpha = .5f * fmaxf(fminf(maxAlpha, 1.f), 0.f);
         alpha = maxAlpha * expf(-1.f * 4.f * t * t);
