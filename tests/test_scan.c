@@ -236,6 +236,42 @@ static void scan_in_place(void **state)
                     if (sizes[si] <= 1000003) run_case(ctx, dtypes[di], ops[oi], kinds[ki], sizes[si], 1);
 }
 
+/* Buffers aligned to the element but not to 16 bytes (a view one element
+ * into an allocation): the CUDA scan must fall back from its 16-byte loads.
+ * Sizes cover the one-block path and the multi-tile path. */
+static void scan_unaligned_views(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const gp_dtype ds[] = {GP_INT32, GP_UINT64, GP_FLOAT32};
+    static const size_t ns[] = {1, 33, 4097, 16385, 1000003};
+    size_t di, ni;
+    for (di = 0; di < COUNT(ds); di++)
+        for (ni = 0; ni < COUNT(ns); ni++) {
+            gp_dtype d = ds[di];
+            size_t es = gp_dtype_size(d), n = ns[ni], bytes = (n + 1) * es;
+            gp_op op = d == GP_FLOAT32 ? GP_OP_MAX : GP_OP_SUM;
+            char *host = gpt_malloc(bytes), *ref = gpt_malloc(bytes), *got = gpt_malloc(bytes);
+            char *in, *out;
+            fill_input(d, op, host, n + 1);
+            assert_int_equal(gpi_cpu_scan(d, op, GP_SCAN_INCLUSIVE, host + es, ref, n), GP_SUCCESS);
+            in = gpt_buffer_from(ctx, host, bytes);
+            out = gpt_poisoned_buffer(ctx, bytes);
+            GPT_OK(ctx, gp_scan(ctx, d, op, GP_SCAN_INCLUSIVE, in + es, out + es, n));
+            gpt_buffer_to(ctx, got, out, bytes);
+            expect_equal(ref, got + es, d, n, "scan of views one element into their buffers");
+            {   /* the element before the view stays poisoned */
+                char poison[8];
+                memset(poison, 0xA5, sizeof poison);
+                assert_memory_equal(got, poison, es);
+            }
+            gpt_buffer_free(ctx, in);
+            gpt_buffer_free(ctx, out);
+            free(host);
+            free(ref);
+            free(got);
+        }
+}
+
 /* Real-valued float sums: exact on the CPU backend; on CUDA within a bound
  * scaled to the magnitude (the prefix of |x|) and the length. */
 static void scan_float_sum_real_values(void **state)
@@ -396,6 +432,7 @@ int main(void)
         cmocka_unit_test(reference_known_values),
         GPT_TEST_BOTH(scan_matches_reference),
         GPT_TEST_BOTH(scan_in_place),
+        GPT_TEST_BOTH(scan_unaligned_views),
         GPT_TEST_BOTH(scan_float_sum_real_values),
         GPT_TEST_BOTH(scan_with_user_workspace),
         GPT_TEST_BOTH(scan_bad_arguments),

@@ -1,6 +1,12 @@
 /* cuda/scan.cu - device scan for every dtype x operator, both kinds.
  *
- * Why not cub::DeviceScan: its decoupled look-back adds a tile's
+ * Three paths:
+ *   - n fits one 1024-thread tile: one launch (scan_onepass.cuh, scan_small);
+ *   - exact operators (integer sums, min, max): the single-pass decoupled
+ *     look-back scan of scan_onepass.cuh: n reads and n writes;
+ *   - float and double sums: the reduce-then-scan below.
+ *
+ * Why not cub::DeviceScan (nor look-back) for float sums: its decoupled look-back adds a tile's
  * predecessors in whatever state (aggregate or inclusive prefix) it finds
  * them, so float sums can differ run to run. The header promises run-to-run
  * identical results, so this is a three-phase reduce-then-scan with a fixed
@@ -17,6 +23,7 @@
  * touched by one block. Tiles are walked with a grid-stride loop and 64-bit
  * offsets, so any n works regardless of the grid-size limit. */
 #include "internal.h"
+#include "scan_onepass.cuh"
 
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
@@ -157,7 +164,7 @@ gp_status run_scan(gp_context *ctx, cudaStream_t stream, const T *in, T *out, si
 }
 
 template <typename T, typename Op>
-gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identity, int inclusive)
+gp_status scan_reduce_then_scan(gp_context *ctx, const void *in, void *out, size_t n, T identity, int inclusive)
 {
     size_t elems = scratch_elems(n);
     void *ws = nullptr;
@@ -170,6 +177,28 @@ gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identi
     }
     return run_scan<T, Op>(ctx, (cudaStream_t)ctx->stream, (const T *)in, (T *)out, n, identity, inclusive,
                            scratch);
+}
+
+template <typename T, typename Op>
+gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identity, int inclusive)
+{
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    /* Look-back may combine predecessors in any grouping: exact operators only. */
+    constexpr bool exact = !(std::is_floating_point<T>::value && std::is_same<Op, OpSum<T>>::value);
+    if (n <= (size_t)gpi::small_scan_items<T>())
+        return gpi_cuda_status(ctx, gpi::scan_small<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
+                                                          identity, stream),
+                               "scan (one block) launch");
+    if (exact) {
+        void *ws = nullptr;
+        gp_status s = gpi_workspace(ctx, gpi::onepass_workspace_bytes<T>((long long)n) + 256, &ws);
+        if (s) return s;
+        ws = (void *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
+        return gpi_cuda_status(ctx, gpi::scan_onepass<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
+                                                            identity, ws, stream),
+                               "scan (single pass) launch");
+    }
+    return scan_reduce_then_scan<T, Op>(ctx, in, out, n, identity, inclusive);
 }
 
 template <typename T>

@@ -1,0 +1,315 @@
+/* scan_onepass.cuh - gpuprim's own device-wide scan.
+ *
+ * Layering (as CUB does it): thread  -> a thread scans its own 16-byte
+ * vectors; warp -> shuffle scans; block -> warp 0 scans the warp totals;
+ * device -> tiles chained by decoupled look-back.
+ *
+ * Two kernels; scan.cu chooses between them and its reduce-then-scan:
+ *   small   n fits one tile of a 1024-thread block: one launch, no state,
+ *           a fixed combination order (so also fine for float sums).
+ *   onepass one pass over the data (n reads, n writes), each tile's prefix
+ *           found by decoupled look-back. Look-back combines predecessors
+ *           in an order that depends on timing, so it is only for exact
+ *           operators: integer (wrap-around) sums, min and max. Float sums
+ *           go through scan.cu's fixed-tree reduce-then-scan instead.
+ * Operators are functors op(a, b); the identity travels as a value.
+ */
+#ifndef GPUPRIM_SCAN_ONEPASS_CUH
+#define GPUPRIM_SCAN_ONEPASS_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+
+namespace gpi {
+
+/* ---- tuning: one place ------------------------------------------------------ */
+struct scan_policy {
+    static constexpr int threads = 256;        /* main kernels */
+    static constexpr int small_threads = 1024; /* the one-block path */
+    static constexpr int vectors = 4;          /* 16-byte vectors per thread per tile */
+};
+
+/* ---- warp level --------------------------------------------------------------- */
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_inclusive_scan(T v, Op op, int lane)
+{
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        T y = __shfl_up_sync(0xffffffffu, v, off);
+        if (lane >= off) v = op(y, v);
+    }
+    return v;
+}
+
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_reduce(T v, Op op)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, off));
+    return v;
+}
+
+/* ---- tile status for decoupled look-back ---------------------------------------
+ * flag 0: nothing yet; 1: the tile's own total (aggregate); 2: the inclusive
+ * prefix through this tile. The value is written, fenced, then the flag, so
+ * a reader that sees the flag (then fences) sees the value. */
+enum : uint32_t { TILE_EMPTY = 0, TILE_AGGREGATE = 1, TILE_INCLUSIVE = 2 };
+
+template <typename T>
+__device__ __forceinline__ void tile_publish(uint32_t *flags, T *values, long long tile, T v, uint32_t flag)
+{
+    *(volatile T *)&values[tile] = v;
+    __threadfence();
+    *(volatile uint32_t *)&flags[tile] = flag;
+}
+
+/* Warp 0 of tile `tile` (> 0) finds the combined total of all earlier tiles. */
+template <typename T, typename Op>
+__device__ T tile_look_back(const uint32_t *flags, const T *values, long long tile, Op op, T identity, int lane)
+{
+    T prefix = identity;
+    long long pred = tile - 1;
+    for (;;) {
+        long long j = pred - lane; /* lane 0 is the nearest predecessor */
+        uint32_t f = TILE_INCLUSIVE;
+        T v = identity;
+        if (j >= 0) {
+            do {
+                f = *(volatile const uint32_t *)&flags[j];
+            } while (f == TILE_EMPTY);
+            __threadfence();
+            v = *(volatile const T *)&values[j];
+        }
+        unsigned inclusive = __ballot_sync(0xffffffffu, f == TILE_INCLUSIVE);
+        /* Lanes past the nearest inclusive tile must not count twice. */
+        if (inclusive) {
+            int first = __ffs(inclusive) - 1;
+            if (lane > first) v = identity;
+        }
+        prefix = op(warp_reduce(v, op), prefix);
+        if (inclusive) return prefix;
+        pred -= 32;
+    }
+}
+
+/* ---- block level -------------------------------------------------------------- *
+ * The tile: each thread holds VEC vectors of VI elements (16 bytes each).
+ * Vector k of thread t covers elements base + (k*THREADS + t)*VI + [0, VI):
+ * loads are 16 bytes wide and coalesced across the warp. The global order of
+ * (k, warp, lane) is k-major, which the warp-0 scan of warp totals follows. */
+template <typename T, int THREADS>
+struct block_scan_tile {
+    static constexpr int VI = 16 / sizeof(T) > 0 ? 16 / (int)sizeof(T) : 1;
+    static constexpr int VEC = scan_policy::vectors;
+    static constexpr int WARPS = THREADS / 32;
+    static constexpr int GROUPS = VEC * WARPS;          /* (k, warp) groups */
+    static constexpr int PER_LANE = GROUPS / 32;        /* groups warp 0 scans per lane */
+    static constexpr long long ITEMS = (long long)THREADS * VEC * VI;
+    static_assert(GROUPS % 32 == 0, "warp 0 scans the group totals in whole lanes");
+
+    struct storage {
+        T group_prefix[GROUPS]; /* exclusive prefix of each (k, warp) group within the tile */
+        T tile_prefix;          /* combined total of all earlier tiles */
+        T tile_total;
+    };
+};
+
+/* Load one tile (vectorized when `vec`), apply op within each vector. */
+template <typename T, int THREADS>
+__device__ __forceinline__ void load_tile(const T *in, long long base, long long n, bool full, bool vec,
+                                          T (&x)[scan_policy::vectors][16 / sizeof(T)], T identity)
+{
+    using BT = block_scan_tile<T, THREADS>;
+    const int t = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < BT::VEC; k++) {
+        long long e = base + ((long long)k * THREADS + t) * BT::VI;
+        if (full && vec) {
+            uint4 raw = *reinterpret_cast<const uint4 *>(in + e);
+            const T *p = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+            for (int j = 0; j < BT::VI; j++) x[k][j] = p[j];
+        } else {
+#pragma unroll
+            for (int j = 0; j < BT::VI; j++) x[k][j] = (e + j < n) ? in[e + j] : identity;
+        }
+    }
+}
+
+template <typename T, int THREADS>
+__device__ __forceinline__ void store_tile(T *out, long long base, long long n, bool full, bool vec,
+                                           const T (&x)[scan_policy::vectors][16 / sizeof(T)])
+{
+    using BT = block_scan_tile<T, THREADS>;
+    const int t = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < BT::VEC; k++) {
+        long long e = base + ((long long)k * THREADS + t) * BT::VI;
+        if (full && vec) {
+            uint4 raw;
+            T *p = reinterpret_cast<T *>(&raw);
+#pragma unroll
+            for (int j = 0; j < BT::VI; j++) p[j] = x[k][j];
+            *reinterpret_cast<uint4 *>(out + e) = raw;
+        } else {
+#pragma unroll
+            for (int j = 0; j < BT::VI; j++)
+                if (e + j < n) out[e + j] = x[k][j];
+        }
+    }
+}
+
+/* Scan one tile in registers and write it: the building block of both
+ * kernels. LOOKBACK: chain tiles through flags/values; otherwise the tile
+ * is the whole input. */
+template <typename T, typename Op, int THREADS, bool LOOKBACK>
+__device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long long tile, bool vec,
+                                          bool inclusive, T identity, uint32_t *flags, T *values)
+{
+    using BT = block_scan_tile<T, THREADS>;
+    __shared__ typename BT::storage s;
+    Op op;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const long long base = tile * BT::ITEMS;
+    const bool full = base + BT::ITEMS <= n;
+    T x[BT::VEC][BT::VI];
+
+    load_tile<T, THREADS>(in, base, n, full, vec, x, identity);
+
+    /* thread: inclusive scan inside each vector */
+    T agg[BT::VEC];
+#pragma unroll
+    for (int k = 0; k < BT::VEC; k++) {
+#pragma unroll
+        for (int j = 1; j < BT::VI; j++) x[k][j] = op(x[k][j - 1], x[k][j]);
+        agg[k] = x[k][BT::VI - 1];
+    }
+    /* warp: inclusive scan of the vector totals, all k at once (independent chains) */
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+#pragma unroll
+        for (int k = 0; k < BT::VEC; k++) {
+            T y = __shfl_up_sync(0xffffffffu, agg[k], off);
+            if (lane >= off) agg[k] = op(y, agg[k]);
+        }
+    }
+    T lane_prefix[BT::VEC];
+#pragma unroll
+    for (int k = 0; k < BT::VEC; k++) {
+        T y = __shfl_up_sync(0xffffffffu, agg[k], 1);
+        lane_prefix[k] = lane == 0 ? identity : y;
+        if (lane == 31) s.group_prefix[k * BT::WARPS + warp] = agg[k]; /* warp total for now */
+    }
+    __syncthreads();
+
+    /* block: warp 0 scans the (k, warp) group totals, then finds the tile prefix */
+    if (warp == 0) {
+        T g[BT::PER_LANE];
+        T run = identity;
+#pragma unroll
+        for (int i = 0; i < BT::PER_LANE; i++) {
+            g[i] = s.group_prefix[lane * BT::PER_LANE + i];
+            run = op(run, g[i]);
+        }
+        T incl = warp_inclusive_scan(run, op, lane);
+        T excl = __shfl_up_sync(0xffffffffu, incl, 1);
+        if (lane == 0) excl = identity;
+        T total = __shfl_sync(0xffffffffu, incl, 31);
+#pragma unroll
+        for (int i = 0; i < BT::PER_LANE; i++) {
+            s.group_prefix[lane * BT::PER_LANE + i] = excl;
+            excl = op(excl, g[i]);
+        }
+        T prefix = identity;
+        if (LOOKBACK) {
+            if (tile == 0) {
+                if (lane == 0) tile_publish(flags, values, tile, total, TILE_INCLUSIVE);
+            } else {
+                if (lane == 0) tile_publish(flags, values, tile, total, TILE_AGGREGATE);
+                prefix = tile_look_back<T, Op>(flags, values, tile, op, identity, lane);
+                if (lane == 0) tile_publish(flags, values, tile, op(prefix, total), TILE_INCLUSIVE);
+            }
+        }
+        if (lane == 0) s.tile_prefix = prefix;
+    }
+    __syncthreads();
+
+    /* every thread: prefix of its first element, then rewrite its vectors */
+#pragma unroll
+    for (int k = 0; k < BT::VEC; k++) {
+        T p = op(op(s.tile_prefix, s.group_prefix[k * BT::WARPS + warp]), lane_prefix[k]);
+        if (!inclusive) {
+#pragma unroll
+            for (int j = BT::VI - 1; j > 0; j--) x[k][j] = op(p, x[k][j - 1]);
+            x[k][0] = p;
+        } else {
+#pragma unroll
+            for (int j = 0; j < BT::VI; j++) x[k][j] = op(p, x[k][j]);
+        }
+    }
+    store_tile<T, THREADS>(out, base, n, full, vec, x);
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+template <typename T, typename Op>
+__global__ void __launch_bounds__(scan_policy::small_threads)
+scan_small_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity)
+{
+    scan_tile<T, Op, scan_policy::small_threads, false>(in, out, n, 0, vec, inclusive, identity, nullptr, nullptr);
+}
+
+template <typename T, typename Op>
+__global__ void __launch_bounds__(scan_policy::threads)
+scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, uint32_t *flags,
+                    T *values)
+{
+    /* Tiles follow blockIdx.x: blocks start in index order, so a block only
+     * ever waits on tiles that are running or done (no deadlock). */
+    scan_tile<T, Op, scan_policy::threads, true>(in, out, n, blockIdx.x, vec, inclusive, identity, flags, values);
+}
+
+/* ---- host side ------------------------------------------------------------------ */
+template <typename T>
+constexpr long long small_scan_items() { return block_scan_tile<T, scan_policy::small_threads>::ITEMS; }
+
+template <typename T>
+constexpr long long onepass_tile_items() { return block_scan_tile<T, scan_policy::threads>::ITEMS; }
+
+/* Scratch for the one-pass kernel: tile values then tile flags, each 256-byte aligned. */
+template <typename T>
+size_t onepass_workspace_bytes(long long n)
+{
+    size_t tiles = (size_t)((n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>());
+    return (tiles * sizeof(T) + 255) / 256 * 256 + (tiles * sizeof(uint32_t) + 255) / 256 * 256;
+}
+
+static inline bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
+
+/* One launch, n <= small_scan_items<T>(). */
+template <typename T, typename Op>
+cudaError_t scan_small(const T *in, T *out, long long n, bool inclusive, T identity, cudaStream_t stream)
+{
+    scan_small_kernel<T, Op><<<1, scan_policy::small_threads, 0, stream>>>(in, out, n, aligned16(in) && aligned16(out),
+                                                                           inclusive, identity);
+    return cudaGetLastError();
+}
+
+/* Single pass; ws (256-byte aligned) has onepass_workspace_bytes<T>(n). */
+template <typename T, typename Op>
+cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T identity, void *ws, cudaStream_t stream)
+{
+    const long long tiles = (n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>();
+    T *values = static_cast<T *>(ws);
+    uint32_t *flags = reinterpret_cast<uint32_t *>(static_cast<char *>(ws) + ((size_t)tiles * sizeof(T) + 255) / 256 * 256);
+    if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue; /* past 2^43 elements */
+    cudaError_t e = cudaMemsetAsync(flags, 0, (size_t)tiles * sizeof(uint32_t), stream);
+    if (e != cudaSuccess) return e;
+    scan_onepass_kernel<T, Op><<<(unsigned)tiles, scan_policy::threads, 0, stream>>>(
+        in, out, n, aligned16(in) && aligned16(out), inclusive, identity, flags, values);
+    return cudaGetLastError();
+}
+
+} // namespace gpi
+
+#endif
