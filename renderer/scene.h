@@ -6,6 +6,7 @@
 
 #include <gpuprim/render.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum gpi_scene_kind {
     GPI_SCENE_STATIC = 0,     /* no animation */
@@ -27,6 +28,22 @@ struct gp_scene {
     float *extra;
     size_t extra_len;
     unsigned long frame;   /* how many times advanced */
+    /* Added by scene.c (after the original fields): */
+    uint64_t uid;          /* unique per scene object, so a renderer can tell
+                              whether (uid, frame) is what it already holds */
 };
+
+/* Internal helpers of scene.c, shared with scene_file.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* A zeroed scene of n circles (all arrays allocated), or NULL. */
+gp_scene *gpi_scene_alloc(size_t n, int snow);
+/* Take ownership of arrays already allocated (n*3, n*3, n*3, n floats). */
+gp_scene *gpi_scene_wrap(size_t n, int snow, float *position, float *velocity, float *color,
+                         float *radius);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

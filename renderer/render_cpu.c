@@ -1,0 +1,591 @@
+/* render_cpu.c - the CPU renderers.
+ *
+ * gp_render_reference: one thread, circle after circle over its clamped
+ * pixel box, gpi_shade per pixel. The ground truth.
+ *
+ * The tile renderer (gpi_cpu_renderer_*): the image is cut into tiles;
+ * circles are binned per tile in index order (bounding-box overlap, counted
+ * then filled per chunk of circles, so the lists come out sorted without a
+ * sort); worker threads pull tiles from an atomic counter and blend each
+ * tile's circles, in order, into a tile buffer that stays in L1. Per pixel
+ * the same circles meet the same float operations in the same order as in
+ * the reference, so the image is the same bit for bit. Two things make it
+ * fast besides threads: each circle row is cut down to a conservative chord
+ * (the exact d2 <= r*r test still decides every pixel), and the ordinary
+ * circles' blend runs as a branch-free loop over a row of the SoA tile
+ * buffer, which the compiler vectorizes. */
+#include "render_cpu.h"
+#include "shade.h"
+#include "internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the reference ---------------------------------------------------------- */
+
+static gp_status check_size(int width, int height)
+{
+    size_t px, bytes;
+    if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
+        return GP_ERROR_INVALID_ARGUMENT;
+    if (gpi_mul_size((size_t)width, (size_t)height, &px) || gpi_mul_size(px, 4 * sizeof(float), &bytes))
+        return GP_ERROR_SIZE_OVERFLOW;
+    return GP_SUCCESS;
+}
+
+gp_status gp_render_reference(const gp_scene *scene, int width, int height, float *rgba)
+{
+    float invW, invH;
+    size_t c;
+    int i, j;
+    gp_status st;
+    if (!scene || !rgba) return GP_ERROR_INVALID_ARGUMENT;
+    if ((st = check_size(width, height))) return st;
+    for (j = 0; j < height; j++) {
+        gpi_rgba bg = gpi_background(scene->snow, j, height);
+        float *row = rgba + (size_t)j * (size_t)width * 4;
+        for (i = 0; i < width; i++) {
+            row[4 * i] = bg.r;
+            row[4 * i + 1] = bg.g;
+            row[4 * i + 2] = bg.b;
+            row[4 * i + 3] = bg.a;
+        }
+    }
+    invW = 1.f / (float)width;
+    invH = 1.f / (float)height;
+    for (c = 0; c < scene->n; c++) {
+        const float *p = scene->position + 3 * c, *col = scene->color + 3 * c;
+        float rad = scene->radius[c];
+        int x0, x1, y0, y1;
+        gpi_circle_box(p[0], p[1], rad, width, height, &x0, &x1, &y0, &y1);
+        for (j = y0; j < y1; j++) {
+            float cy = gpi_pixel_y(j, invH);
+            float *row = rgba + (size_t)j * (size_t)width * 4;
+            for (i = x0; i < x1; i++) {
+                float *q = row + 4 * (size_t)i;
+                gpi_rgba px = {q[0], q[1], q[2], q[3]};
+                gpi_shade(&px, gpi_pixel_x(i, invW), cy, p[0], p[1], p[2], rad, col[0], col[1], col[2],
+                          scene->snow);
+                q[0] = px.r;
+                q[1] = px.g;
+                q[2] = px.b;
+                q[3] = px.a;
+            }
+        }
+    }
+    return GP_SUCCESS;
+}
+
+/* ---- the tile renderer --------------------------------------------------------- */
+
+/* Tuning knobs, in one place. A tile's SoA buffer is TILE_W*TILE_H*16 bytes
+ * (16 KiB): it stays in L1 while the tile's circles blend into it. Wide
+ * tiles give the vectorized row loop long runs. */
+#define TILE_W 64
+#define TILE_H 16
+static const struct {
+    size_t band_entries; /* bin entries per band of tile rows before splitting the frame */
+    int max_chunks;      /* circle chunks binned in parallel (each has a count per tile) */
+    size_t chunk_min;    /* fewest circles worth a chunk of their own */
+} policy = {(size_t)1 << 26, 8, 4096};
+
+typedef struct box16 {
+    uint16_t x0, x1, y0, y1; /* clamped pixel box; sides <= 16384 fit */
+} box16;
+
+struct gpi_cpu_renderer {
+    int width, height, tiles_x, tiles_y;
+    size_t ntiles;
+    float *image; /* width*height*4 */
+    float *colx, *rowy; /* pixel centres: gpi_pixel_x / gpi_pixel_y */
+    /* The scene copy, SoA. */
+    size_t n, cap;
+    int snow;
+    float *x, *y, *z, *rad, *cr, *cg, *cb;
+    box16 *box;
+    /* Binning scratch, kept between frames. */
+    uint32_t *counts;  /* [chunk][tile]: counts, then band-relative offsets */
+    int counts_chunks;
+    uint32_t *tile_total, *tile_begin; /* per tile */
+    uint32_t *bins;
+    size_t bins_cap;
+};
+
+gp_status gpi_cpu_renderer_create(int width, int height, gpi_cpu_renderer **out)
+{
+    gpi_cpu_renderer *r = (gpi_cpu_renderer *)calloc(1, sizeof *r);
+    size_t px = (size_t)width * (size_t)height;
+    float invW = 1.f / (float)width, invH = 1.f / (float)height;
+    int i;
+    if (!r) return GP_ERROR_OUT_OF_MEMORY;
+    r->width = width;
+    r->height = height;
+    r->tiles_x = (width + TILE_W - 1) / TILE_W;
+    r->tiles_y = (height + TILE_H - 1) / TILE_H;
+    r->ntiles = (size_t)r->tiles_x * (size_t)r->tiles_y;
+    r->image = (float *)malloc(px * 4 * sizeof(float));
+    r->colx = (float *)malloc(((size_t)width + TILE_W) * sizeof(float)); /* vectors may read past the edge */
+    r->rowy = (float *)malloc((size_t)height * sizeof(float));
+    r->tile_total = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
+    r->tile_begin = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
+    if (!r->image || !r->colx || !r->rowy || !r->tile_total || !r->tile_begin) {
+        gpi_cpu_renderer_destroy(r);
+        return GP_ERROR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < width + TILE_W; i++) r->colx[i] = gpi_pixel_x(i, invW);
+    for (i = 0; i < height; i++) r->rowy[i] = gpi_pixel_y(i, invH);
+    *out = r;
+    return GP_SUCCESS;
+}
+
+static void free_scene_copy(gpi_cpu_renderer *r)
+{
+    free(r->x);
+    free(r->y);
+    free(r->z);
+    free(r->rad);
+    free(r->cr);
+    free(r->cg);
+    free(r->cb);
+    free(r->box);
+    r->x = r->y = r->z = r->rad = r->cr = r->cg = r->cb = NULL;
+    r->box = NULL;
+    r->cap = 0;
+}
+
+void gpi_cpu_renderer_destroy(gpi_cpu_renderer *r)
+{
+    if (!r) return;
+    free_scene_copy(r);
+    free(r->image);
+    free(r->colx);
+    free(r->rowy);
+    free(r->counts);
+    free(r->tile_total);
+    free(r->tile_begin);
+    free(r->bins);
+    free(r);
+}
+
+gp_status gpi_cpu_renderer_set_scene(gpi_cpu_renderer *r, const gp_scene *s)
+{
+    size_t i, n = s->n;
+    if (n > r->cap) {
+        free_scene_copy(r);
+        r->n = 0;
+        r->x = (float *)malloc(n * sizeof(float));
+        r->y = (float *)malloc(n * sizeof(float));
+        r->z = (float *)malloc(n * sizeof(float));
+        r->rad = (float *)malloc(n * sizeof(float));
+        r->cr = (float *)malloc(n * sizeof(float));
+        r->cg = (float *)malloc(n * sizeof(float));
+        r->cb = (float *)malloc(n * sizeof(float));
+        r->box = (box16 *)malloc(n * sizeof(box16));
+        if (!r->x || !r->y || !r->z || !r->rad || !r->cr || !r->cg || !r->cb || !r->box) {
+            free_scene_copy(r);
+            return GP_ERROR_OUT_OF_MEMORY;
+        }
+        r->cap = n;
+    }
+    for (i = 0; i < n; i++) {
+        r->x[i] = s->position[3 * i];
+        r->y[i] = s->position[3 * i + 1];
+        r->z[i] = s->position[3 * i + 2];
+        r->rad[i] = s->radius[i];
+        r->cr[i] = s->color[3 * i];
+        r->cg[i] = s->color[3 * i + 1];
+        r->cb[i] = s->color[3 * i + 2];
+    }
+    r->n = n;
+    r->snow = s->snow;
+    return GP_SUCCESS;
+}
+
+gp_status gpi_cpu_renderer_read(const gpi_cpu_renderer *r, float *rgba)
+{
+    memcpy(rgba, r->image, (size_t)r->width * (size_t)r->height * 4 * sizeof(float));
+    return GP_SUCCESS;
+}
+
+/* ---- a tiny fork-join: `threads` workers run fn(arg); fn pulls its work
+ * items from an atomic counter, so if a thread cannot be started the
+ * others (at least the caller) still do everything. */
+static void *trampoline(void *p)
+{
+    void **fa = (void **)p;
+    ((void (*)(void *))fa[0])(fa[1]);
+    return NULL;
+}
+
+static void run_parallel(int threads, void (*fn)(void *), void *arg)
+{
+    pthread_t tid[64];
+    int started[64];
+    void *fa[2];
+    int t;
+    union {
+        void (*f)(void *);
+        void *p;
+    } u;
+    if (threads > 64) threads = 64;
+    u.f = fn;
+    fa[0] = u.p;
+    fa[1] = arg;
+    for (t = 1; t < threads; t++) started[t] = pthread_create(&tid[t], NULL, trampoline, fa) == 0;
+    fn(arg);
+    for (t = 1; t < threads; t++)
+        if (started[t]) pthread_join(tid[t], NULL);
+}
+
+typedef struct row_args {
+    float px, dy2, maxd2, ar, ag, ab, oma, alpha;
+} row_args;
+
+typedef void (*blend_fn)(float *R, float *G, float *B, float *A, const float *cx, int xa, int xb,
+                         const row_args *a);
+
+typedef struct job {
+    gpi_cpu_renderer *r;
+    int chunks;
+    size_t n;
+    atomic_size_t next;
+    /* Band of tile rows being binned / shaded. */
+    int band_y0, band_y1;
+    blend_fn blend;
+} job;
+
+static size_t chunk_begin(const job *jb, int c) { return (size_t)((unsigned long long)jb->n * (unsigned)c / (unsigned)jb->chunks); }
+
+/* Phase 1: clamped boxes and per-chunk tile counts. */
+static void count_worker(void *p)
+{
+    job *jb = (job *)p;
+    gpi_cpu_renderer *r = jb->r;
+    size_t c;
+    while ((c = atomic_fetch_add(&jb->next, 1)) < (size_t)jb->chunks) {
+        uint32_t *cnt = r->counts + c * r->ntiles;
+        size_t i, end = chunk_begin(jb, (int)c + 1);
+        memset(cnt, 0, r->ntiles * sizeof(uint32_t));
+        for (i = chunk_begin(jb, (int)c); i < end; i++) {
+            int x0, x1, y0, y1, tx, ty;
+            gpi_circle_box(r->x[i], r->y[i], r->rad[i], r->width, r->height, &x0, &x1, &y0, &y1);
+            r->box[i].x0 = (uint16_t)x0;
+            r->box[i].x1 = (uint16_t)x1;
+            r->box[i].y0 = (uint16_t)y0;
+            r->box[i].y1 = (uint16_t)y1;
+            if (x0 >= x1 || y0 >= y1) continue;
+            for (ty = y0 / TILE_H; ty <= (y1 - 1) / TILE_H; ty++) {
+                uint32_t *row = cnt + (size_t)ty * (size_t)r->tiles_x;
+                for (tx = x0 / TILE_W; tx <= (x1 - 1) / TILE_W; tx++) row[tx]++;
+            }
+        }
+    }
+}
+
+/* Phase 2: write each chunk's circles into the band's tile lists. Chunks
+ * are in index order and own consecutive slots per tile: lists are sorted. */
+static void fill_worker(void *p)
+{
+    job *jb = (job *)p;
+    gpi_cpu_renderer *r = jb->r;
+    size_t c;
+    while ((c = atomic_fetch_add(&jb->next, 1)) < (size_t)jb->chunks) {
+        uint32_t *off = r->counts + c * r->ntiles;
+        size_t i, end = chunk_begin(jb, (int)c + 1);
+        for (i = chunk_begin(jb, (int)c); i < end; i++) {
+            box16 b = r->box[i];
+            int tx, ty, ty0, ty1;
+            if (b.x0 >= b.x1 || b.y0 >= b.y1) continue;
+            ty0 = b.y0 / TILE_H;
+            ty1 = (b.y1 - 1) / TILE_H;
+            if (ty0 < jb->band_y0) ty0 = jb->band_y0;
+            if (ty1 >= jb->band_y1) ty1 = jb->band_y1 - 1;
+            for (ty = ty0; ty <= ty1; ty++) {
+                uint32_t *row = off + (size_t)ty * (size_t)r->tiles_x;
+                for (tx = b.x0 / TILE_W; tx <= (b.x1 - 1) / TILE_W; tx++) r->bins[row[tx]++] = (uint32_t)i;
+            }
+        }
+    }
+}
+
+/* One row of an ordinary circle over tile columns [xa, xb): exactly
+ * gpi_shade's operations (d2 = dx*dx + dy*dy, inside iff !(d2 > r*r);
+ * c = alpha*C + (1-alpha)*c; a = alpha + a), with the per-circle products
+ * alpha*C (ar, ag, ab) formed once. R, G, B, A and cx point at column 0 of
+ * the tile row; cx is readable up to TILE_W. The vector versions visit
+ * whole vectors and keep lanes outside [xa, xb) unchanged, so the set of
+ * pixels touched is exactly the scalar one. */
+static void blend_row_scalar(float *restrict R, float *restrict G, float *restrict B, float *restrict A,
+                             const float *restrict cx, int xa, int xb, const row_args *a)
+{
+    int i;
+    for (i = xa; i < xb; i++) {
+        float dx = a->px - cx[i];
+        float d2 = dx * dx + a->dy2;
+        if (d2 > a->maxd2) continue;
+        R[i] = a->ar + a->oma * R[i];
+        G[i] = a->ag + a->oma * G[i];
+        B[i] = a->ab + a->oma * B[i];
+        A[i] = a->alpha + A[i];
+    }
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__) && defined(__GNUC__)
+#define GPI_HAVE_X86 1
+#include <immintrin.h>
+
+static void blend_row_sse(float *R, float *G, float *B, float *A, const float *cx, int xa, int xb,
+                          const row_args *a)
+{
+    const __m128 px = _mm_set1_ps(a->px), dy2 = _mm_set1_ps(a->dy2), maxd2 = _mm_set1_ps(a->maxd2);
+    const __m128 ar = _mm_set1_ps(a->ar), ag = _mm_set1_ps(a->ag), ab = _mm_set1_ps(a->ab);
+    const __m128 oma = _mm_set1_ps(a->oma), alpha = _mm_set1_ps(a->alpha);
+    const __m128i lo = _mm_set1_epi32(xa), hi = _mm_set1_epi32(xb - 1), lane = _mm_setr_epi32(0, 1, 2, 3);
+    int i;
+    for (i = xa & ~3; i < xb; i += 4) {
+        __m128i idx = _mm_add_epi32(_mm_set1_epi32(i), lane);
+        __m128 off = _mm_castsi128_ps(_mm_or_si128(_mm_cmplt_epi32(idx, lo), _mm_cmpgt_epi32(idx, hi)));
+        __m128 dx = _mm_sub_ps(px, _mm_loadu_ps(cx + i));
+        __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), dy2);
+        __m128 keep = _mm_or_ps(_mm_cmpgt_ps(d2, maxd2), off);
+        __m128 r = _mm_loadu_ps(R + i), g = _mm_loadu_ps(G + i), b = _mm_loadu_ps(B + i), al = _mm_loadu_ps(A + i);
+        __m128 nr = _mm_add_ps(ar, _mm_mul_ps(oma, r)), ng = _mm_add_ps(ag, _mm_mul_ps(oma, g));
+        __m128 nb = _mm_add_ps(ab, _mm_mul_ps(oma, b)), na = _mm_add_ps(alpha, al);
+        _mm_storeu_ps(R + i, _mm_or_ps(_mm_and_ps(keep, r), _mm_andnot_ps(keep, nr)));
+        _mm_storeu_ps(G + i, _mm_or_ps(_mm_and_ps(keep, g), _mm_andnot_ps(keep, ng)));
+        _mm_storeu_ps(B + i, _mm_or_ps(_mm_and_ps(keep, b), _mm_andnot_ps(keep, nb)));
+        _mm_storeu_ps(A + i, _mm_or_ps(_mm_and_ps(keep, al), _mm_andnot_ps(keep, na)));
+    }
+}
+
+/* The same with 8 lanes, chosen at run time where the CPU has AVX2. Plain
+ * multiplies and adds (no FMA): the same roundings as the reference. */
+__attribute__((target("avx2"))) static void blend_row_avx2(float *R, float *G, float *B, float *A,
+                                                            const float *cx, int xa, int xb,
+                                                            const row_args *a)
+{
+    const __m256 px = _mm256_set1_ps(a->px), dy2 = _mm256_set1_ps(a->dy2), maxd2 = _mm256_set1_ps(a->maxd2);
+    const __m256 ar = _mm256_set1_ps(a->ar), ag = _mm256_set1_ps(a->ag), ab = _mm256_set1_ps(a->ab);
+    const __m256 oma = _mm256_set1_ps(a->oma), alpha = _mm256_set1_ps(a->alpha);
+    const __m256i lo = _mm256_set1_epi32(xa - 1), hi = _mm256_set1_epi32(xb);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int i;
+    for (i = xa & ~7; i < xb; i += 8) {
+        __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(i), lane);
+        /* inside the span iff xa - 1 < idx < xb */
+        __m256i in_span = _mm256_and_si256(_mm256_cmpgt_epi32(idx, lo), _mm256_cmpgt_epi32(hi, idx));
+        __m256 dx = _mm256_sub_ps(px, _mm256_loadu_ps(cx + i));
+        __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), dy2);
+        __m256 take = _mm256_and_ps(_mm256_cmp_ps(d2, maxd2, _CMP_NGT_UQ), _mm256_castsi256_ps(in_span));
+        __m256 r = _mm256_loadu_ps(R + i), g = _mm256_loadu_ps(G + i);
+        __m256 b = _mm256_loadu_ps(B + i), al = _mm256_loadu_ps(A + i);
+        _mm256_storeu_ps(R + i, _mm256_blendv_ps(r, _mm256_add_ps(ar, _mm256_mul_ps(oma, r)), take));
+        _mm256_storeu_ps(G + i, _mm256_blendv_ps(g, _mm256_add_ps(ag, _mm256_mul_ps(oma, g)), take));
+        _mm256_storeu_ps(B + i, _mm256_blendv_ps(b, _mm256_add_ps(ab, _mm256_mul_ps(oma, b)), take));
+        _mm256_storeu_ps(A + i, _mm256_blendv_ps(al, _mm256_add_ps(alpha, al), take));
+    }
+}
+#endif
+
+/* The widest blend the CPU runs. GPUPRIM_CPU_BLEND=scalar|sse|avx2 forces
+ * one (a testing knob: the tests hold each against the reference). */
+static blend_fn pick_blend(void)
+{
+    const char *force = getenv("GPUPRIM_CPU_BLEND");
+    if (force && !strcmp(force, "scalar")) return blend_row_scalar;
+#ifdef GPI_HAVE_X86
+    if (force && !strcmp(force, "sse")) return blend_row_sse;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return blend_row_avx2;
+    return blend_row_sse;
+#else
+    return blend_row_scalar;
+#endif
+}
+
+static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend)
+{
+    _Alignas(32) float R[TILE_H][TILE_W];
+    _Alignas(32) float G[TILE_H][TILE_W];
+    _Alignas(32) float B[TILE_H][TILE_W];
+    _Alignas(32) float A[TILE_H][TILE_W];
+    const int W = r->width;
+    const int tx0 = (int)(t % (size_t)r->tiles_x) * TILE_W, ty0 = (int)(t / (size_t)r->tiles_x) * TILE_H;
+    const int tx1 = tx0 + TILE_W < W ? tx0 + TILE_W : W;
+    const int ty1 = ty0 + TILE_H < r->height ? ty0 + TILE_H : r->height;
+    const uint32_t *list = r->bins + r->tile_begin[t];
+    const uint32_t count = r->tile_total[t];
+    const float fW = (float)W;
+    const int snow = r->snow;
+    uint32_t k;
+    int i, j;
+
+    for (j = ty0; j < ty1; j++) {
+        gpi_rgba bg = gpi_background(snow, j, r->height);
+        for (i = 0; i < TILE_W; i++) {
+            R[j - ty0][i] = bg.r;
+            G[j - ty0][i] = bg.g;
+            B[j - ty0][i] = bg.b;
+            A[j - ty0][i] = bg.a;
+        }
+    }
+
+    for (k = 0; k < count; k++) {
+        const uint32_t c = list[k];
+        const box16 b = r->box[c];
+        const float px = r->x[c], py = r->y[c], pz = r->z[c], rad = r->rad[c];
+        const float maxd2 = rad * rad;
+        /* Slack for the chord: far above the float error of d2 and of the
+         * pixel centres; the exact test below still decides each pixel. */
+        const float wide = maxd2 * 1.00001f;
+        const int narrow = fabsf(px) <= 2.f && rad <= 2.f;
+        /* Column bounds as (int)(v + bias) - bias: a floor without floorf
+         * (slow without SSE4.1) for v > -bias; |v| < 4W+1 when narrow. The
+         * rounding of v + bias (< 1/64 pixel) is inside the 2-pixel margins. */
+        const float bias = 4.f * fW + 8.f;
+        const float pxW = px * fW;
+        const int bx0 = b.x0 > tx0 ? b.x0 : tx0, bx1 = b.x1 < tx1 ? b.x1 : tx1;
+        const int by0 = b.y0 > ty0 ? b.y0 : ty0, by1 = b.y1 < ty1 ? b.y1 : ty1;
+        row_args ra;
+        ra.px = px;
+        ra.maxd2 = maxd2;
+        ra.alpha = .5f;
+        ra.oma = 1.f - ra.alpha;
+        ra.ar = ra.alpha * r->cr[c];
+        ra.ag = ra.alpha * r->cg[c];
+        ra.ab = ra.alpha * r->cb[c];
+        for (j = by0; j < by1; j++) {
+            const float cy = r->rowy[j];
+            const float dy = py - cy, dy2 = dy * dy;
+            int xa = bx0, xb = bx1, row = j - ty0;
+            /* d2 = fl(dx*dx + dy2) >= dy2: no pixel of this row is inside. */
+            if (dy2 > maxd2) continue;
+            if (narrow) {
+                float hwW = sqrtf(wide - dy2) * fW;
+                int lo = (int)(pxW - hwW - .5f + bias) - (int)bias - 2;
+                int hi = (int)(pxW + hwW - .5f + bias) - (int)bias + 3;
+                if (lo > xa) xa = lo;
+                if (hi < xb) xb = hi;
+            }
+            if (xa >= xb) continue;
+            if (!snow) {
+                ra.dy2 = dy2;
+                blend(R[row], G[row], B[row], A[row], r->colx + tx0, xa - tx0, xb - tx0, &ra);
+            } else {
+                for (i = xa; i < xb; i++) {
+                    int x = i - tx0;
+                    gpi_rgba q = {R[row][x], G[row][x], B[row][x], A[row][x]};
+                    gpi_shade(&q, r->colx[i], cy, px, py, pz, rad, 0.f, 0.f, 0.f, 1);
+                    R[row][x] = q.r;
+                    G[row][x] = q.g;
+                    B[row][x] = q.b;
+                    A[row][x] = q.a;
+                }
+            }
+        }
+    }
+
+    for (j = ty0; j < ty1; j++) {
+        float *out = r->image + ((size_t)j * (size_t)W + (size_t)tx0) * 4;
+        int row = j - ty0;
+        for (i = 0; i < tx1 - tx0; i++) {
+            out[4 * i] = R[row][i];
+            out[4 * i + 1] = G[row][i];
+            out[4 * i + 2] = B[row][i];
+            out[4 * i + 3] = A[row][i];
+        }
+    }
+}
+
+/* Phase 3: workers pull the band's tiles. */
+static void shade_worker(void *p)
+{
+    job *jb = (job *)p;
+    gpi_cpu_renderer *r = jb->r;
+    size_t first = (size_t)jb->band_y0 * (size_t)r->tiles_x;
+    size_t last = (size_t)jb->band_y1 * (size_t)r->tiles_x;
+    size_t t;
+    while ((t = first + atomic_fetch_add(&jb->next, 1)) < last) shade_tile(r, t, jb->blend);
+}
+
+gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
+{
+    job jb;
+    int chunks, band0;
+    size_t t, ntiles = r->ntiles;
+
+    /* Chunks of circles binned in parallel: enough to feed the threads,
+     * few enough that the per-chunk tile counts stay small. */
+    chunks = threads * 2 < policy.max_chunks ? threads * 2 : policy.max_chunks;
+    if ((size_t)chunks > r->n / policy.chunk_min) chunks = (int)(r->n / policy.chunk_min);
+    if (chunks < 1) chunks = 1;
+    if (chunks > r->counts_chunks) {
+        uint32_t *c = (uint32_t *)malloc((size_t)chunks * ntiles * sizeof(uint32_t));
+        if (!c) return GP_ERROR_OUT_OF_MEMORY;
+        free(r->counts);
+        r->counts = c;
+        r->counts_chunks = chunks;
+    }
+
+    memset(&jb, 0, sizeof jb);
+    jb.r = r;
+    jb.chunks = chunks;
+    jb.n = r->n;
+    jb.blend = pick_blend();
+    atomic_init(&jb.next, 0);
+    run_parallel(threads < chunks ? threads : chunks, count_worker, &jb);
+
+    for (t = 0; t < ntiles; t++) {
+        uint32_t sum = 0;
+        int c;
+        for (c = 0; c < chunks; c++) sum += r->counts[(size_t)c * ntiles + t]; /* <= n < 2^32 */
+        r->tile_total[t] = sum;
+    }
+
+    /* Bands of tile rows whose lists fit the entry budget (one row at least). */
+    for (band0 = 0; band0 < r->tiles_y;) {
+        size_t entries = 0;
+        int band1 = band0;
+        while (band1 < r->tiles_y) {
+            size_t row = 0;
+            for (t = (size_t)band1 * r->tiles_x; t < (size_t)(band1 + 1) * r->tiles_x; t++) row += r->tile_total[t];
+            if (band1 > band0 && entries + row > policy.band_entries) break;
+            entries += row;
+            band1++;
+        }
+        if (entries > UINT32_MAX) return GP_ERROR_OUT_OF_MEMORY;
+        if (entries > r->bins_cap) {
+            uint32_t *b = (uint32_t *)malloc(entries * sizeof(uint32_t));
+            if (!b) return GP_ERROR_OUT_OF_MEMORY;
+            free(r->bins);
+            r->bins = b;
+            r->bins_cap = entries;
+        }
+        /* Band-relative offsets: per tile, then per chunk within the tile. */
+        {
+            uint32_t pos = 0;
+            for (t = (size_t)band0 * r->tiles_x; t < (size_t)band1 * r->tiles_x; t++) {
+                int c;
+                r->tile_begin[t] = pos;
+                for (c = 0; c < chunks; c++) {
+                    uint32_t *cnt = r->counts + (size_t)c * ntiles + t;
+                    uint32_t v = *cnt;
+                    *cnt = pos;
+                    pos += v;
+                }
+            }
+        }
+        jb.band_y0 = band0;
+        jb.band_y1 = band1;
+        atomic_store(&jb.next, 0);
+        run_parallel(threads < chunks ? threads : chunks, fill_worker, &jb);
+        atomic_store(&jb.next, 0);
+        run_parallel(threads, shade_worker, &jb);
+        band0 = band1;
+    }
+    return GP_SUCCESS;
+}

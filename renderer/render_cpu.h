@@ -1,0 +1,20 @@
+/* render_cpu.h - the multi-threaded CPU tile renderer behind gp_renderer on
+ * the CPU backend (never installed). It gives gp_render_reference's image
+ * bit for bit. Arguments are checked by renderer.c. */
+#ifndef GPUPRIM_RENDER_CPU_H
+#define GPUPRIM_RENDER_CPU_H
+
+#include "scene.h"
+
+typedef struct gpi_cpu_renderer gpi_cpu_renderer;
+
+gp_status gpi_cpu_renderer_create(int width, int height, gpi_cpu_renderer **out);
+void gpi_cpu_renderer_destroy(gpi_cpu_renderer *r);
+/* Copy the circles (grows the copy only when the scene grows). */
+gp_status gpi_cpu_renderer_set_scene(gpi_cpu_renderer *r, const gp_scene *scene);
+/* Clear and render one frame with `threads` worker threads (>= 1). */
+gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads);
+/* Copy the last frame (width*height*4 floats). */
+gp_status gpi_cpu_renderer_read(const gpi_cpu_renderer *r, float *rgba_host);
+
+#endif

@@ -1,0 +1,855 @@
+/* render_cuda.cu - the CUDA tile renderer (DESIGN.md section 4).
+ *
+ * Per frame:
+ *   1. count:  per circle, the 16x16 tiles its pixel box touches, refined by
+ *              a conservative circle-vs-rectangle test (pairs_of_circle).
+ *   2. scan:   inclusive sum of the counts (64-bit) -> each circle's slice of
+ *              the (tile, circle) pair array; the total comes to the host
+ *              (the frame's one small synchronizing copy).
+ *   3. emit:   the pairs, as 64-bit keys (tile << 32 | circle), circle by
+ *              circle, so the array is in draw order.
+ *   4. sort:   cub::DeviceRadixSort on the tile bits only. It is stable, so
+ *              each tile's circles stay in draw order.
+ *   5. ranges: [start, end) of each tile in the sorted keys.
+ *   6. shade:  one block per tile. Chunks of its list are culled again per
+ *              warp (so a warp skips circles that miss its rows), compacted
+ *              in order into shared memory with a ballot scan, and every
+ *              thread blends them over its column of pixels, kept in
+ *              registers; each pixel is written once.
+ * Small scenes skip 1-5: each tile's block culls every circle itself (one
+ * launch, no host sync). Scenes whose pairs do not fit in memory are drawn in
+ * consecutive circle batches, each blended over the image of the previous.
+ *
+ * Exactness: the shading is shade.h's gpi_shade, in index order per pixel.
+ * This file must be compiled with --fmad=false so that gpi_shade is not
+ * FMA-contracted (the CPU reference is built with -ffp-contract=off). The
+ * culling tests below use __fmul_rn/__fadd_rn/__fsub_rn, which are never
+ * contracted, so they round exactly as gpi_shade does whatever the flags, and
+ * the count and emit passes always agree.
+ *
+ * Why culling never drops a contribution: for a pixel rectangle, the test
+ * takes the pixel-centre coordinate nearest the circle's centre on each axis
+ * (the centre itself when inside), forms dx, dy, d2 with gpi_shade's own
+ * operations, and keeps the circle unless d2 > r*r. Rounding is monotonic, so
+ * that d2 is <= the d2 gpi_shade computes for any pixel of the rectangle.
+ * The reference also limits each circle to its pixel box: pack_kernel proves
+ * per circle that no pixel outside the box passes d2 <= r*r (true except for
+ * huge coordinates); circles it cannot prove get a per-pixel box check. */
+#include "internal.h"
+#include "render_cuda.h"
+#include "shade.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+
+namespace {
+
+/* ---- tuning: every knob of the renderer ---------------------------------- */
+struct Policy {
+    static constexpr int kTile = 16;         /* tile side, pixels */
+    static constexpr int kRowsPerThread = 4; /* each thread shades a column of this many pixels */
+    static constexpr int kTileThreads = kTile * kTile / kRowsPerThread; /* 64 */
+    static constexpr int kChunk = kTileThreads;  /* circles culled per step: one per thread */
+    static constexpr int kMinTileBlocksPerSM = 12; /* register cap for the shading kernel */
+    static constexpr int kWarps = kTileThreads / 32;
+    static constexpr int kWarpRows = 32 / kTile * kRowsPerThread; /* pixel rows one warp shades */
+    /* Unbinned path when n <= kSmallN and n * tiles <= kSmallTests. */
+    static constexpr size_t kSmallN = 2048;
+    static constexpr uint64_t kSmallTests = (uint64_t)1 << 24;
+    static constexpr int kBinThreads = 256; /* count/emit/pack/ranges blocks */
+    /* Circles with at least this many pairs are emitted by their whole warp,
+     * so the stores are coalesced. */
+    static constexpr uint64_t kEmitCoopMin = 128;
+    /* Most pairs binned at once (CUB's sort takes an int count). */
+    static constexpr uint64_t kPairCap = (uint64_t)1 << 30;
+    static constexpr size_t kAlign = 256;
+};
+typedef Policy P;
+
+static_assert(32 % P::kTile == 0, "a warp must cover whole tile rows");
+static_assert(P::kTile * P::kTile % P::kRowsPerThread == 0, "rows per thread must divide the tile");
+static_assert(P::kTileThreads % 32 == 0 && P::kWarps >= 1 && P::kWarps <= 31, "whole warps, mask fits");
+static_assert(P::kWarpRows * P::kWarps == P::kTile, "warps tile the tile's rows");
+static_assert(P::kChunk == P::kTileThreads, "each thread stages one circle per chunk");
+static_assert(P::kBinThreads % 32 == 0, "emit needs whole warps");
+static_assert((size_t)GP_RENDER_MAX_SIDE < 0x8000, "box coordinates are packed in 15 bits");
+
+constexpr unsigned kFull = 0xffffffffu;
+/* Per staged circle: bit w = reaches warp w's rows; bit kCoverShift + w =
+ * covers every pixel of them (non-snow only); kUnsafe = needs the
+ * per-pixel box check. */
+constexpr int kCoverShift = 8;
+constexpr uint32_t kUnsafe = 0x80000000u;
+static_assert(P::kWarps <= kCoverShift, "hit and cover masks must not overlap");
+
+/* ---- device helpers --------------------------------------------------------- */
+
+/* A circle's clamped pixel box [x0, x1) x [y0, y1), packed as
+ * (x0 | x1 << 16 | unsafe << 31, y0 | y1 << 16). */
+struct Box {
+    int x0, x1, y0, y1;
+};
+
+__device__ __forceinline__ Box unpack_box(uint2 b)
+{
+    Box r;
+    r.x0 = (int)(b.x & 0xffffu);
+    r.x1 = (int)((b.x >> 16) & 0x7fffu);
+    r.y0 = (int)(b.y & 0xffffu);
+    r.y1 = (int)((b.y >> 16) & 0x7fffu);
+    return r;
+}
+
+/* Can a pixel centre of the non-empty rectangle [x0, x1) x [y0, y1) pass
+ * gpi_shade's test d2 <= r*r? Never false when one does (see the top). */
+__device__ __forceinline__ bool rect_hit(float px, float py, float rad, int x0, int x1, int y0, int y1,
+                                         float invW, float invH)
+{
+    float lox = gpi_pixel_x(x0, invW), hix = gpi_pixel_x(x1 - 1, invW);
+    float loy = gpi_pixel_y(y0, invH), hiy = gpi_pixel_y(y1 - 1, invH);
+    float nx = px < lox ? lox : (px > hix ? hix : px);
+    float ny = py < loy ? loy : (py > hiy ? hiy : py);
+    float dx = __fsub_rn(px, nx), dy = __fsub_rn(py, ny);
+    float d2 = __fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy));
+    return !(d2 > __fmul_rn(rad, rad));
+}
+
+/* Does every pixel centre of the non-empty rectangle pass d2 <= r*r? The
+ * farthest centre on each axis is an end (monotonic rounding), so this d2
+ * is >= gpi_shade's for every pixel of the rectangle. */
+__device__ __forceinline__ bool rect_covered(float px, float py, float rad, int x0, int x1, int y0, int y1,
+                                             float invW, float invH)
+{
+    float ax = __fsub_rn(px, gpi_pixel_x(x0, invW)), bx = __fsub_rn(px, gpi_pixel_x(x1 - 1, invW));
+    float ay = __fsub_rn(py, gpi_pixel_y(y0, invH)), by = __fsub_rn(py, gpi_pixel_y(y1 - 1, invH));
+    float mx = fmaxf(__fmul_rn(ax, ax), __fmul_rn(bx, bx));
+    float my = fmaxf(__fmul_rn(ay, ay), __fmul_rn(by, by));
+    return __fadd_rn(mx, my) <= __fmul_rn(rad, rad);
+}
+
+/* Does the circle reach tile (tx, ty)? The tile must lie in the box's tile range. */
+__device__ __forceinline__ bool tile_hit(float4 g, const Box &b, int tx, int ty, float invW, float invH)
+{
+    int x0 = max(tx * P::kTile, b.x0), x1 = min(tx * P::kTile + P::kTile, b.x1);
+    int y0 = max(ty * P::kTile, b.y0), y1 = min(ty * P::kTile + P::kTile, b.y1);
+    return rect_hit(g.x, g.y, g.w, x0, x1, y0, y1, invW, invH);
+}
+
+/* The circle's tiles in tile row ty: columns [*l, *l + width), width returned.
+ * First and last hit from each end, so the set is a run by definition; count
+ * and emit both call this, so they always agree. */
+__device__ __forceinline__ int row_span(float4 g, const Box &b, int tx0, int tx1, int ty, float invW,
+                                        float invH, int *l)
+{
+    int a = tx0, e = tx1;
+    while (a <= tx1 && !tile_hit(g, b, a, ty, invW, invH)) ++a;
+    *l = a;
+    if (a > tx1) return 0;
+    while (e > a && !tile_hit(g, b, e, ty, invW, invH)) --e;
+    return e - a + 1;
+}
+
+struct TileRange {
+    int tx0, tx1, ty0, ty1; /* inclusive; empty when tx0 > tx1 */
+};
+
+__device__ __forceinline__ TileRange tile_range(const Box &b)
+{
+    TileRange t;
+    if (b.x0 >= b.x1 || b.y0 >= b.y1) {
+        t.tx0 = t.ty0 = 1;
+        t.tx1 = t.ty1 = 0;
+    } else {
+        t.tx0 = b.x0 / P::kTile;
+        t.tx1 = (b.x1 - 1) / P::kTile;
+        t.ty0 = b.y0 / P::kTile;
+        t.ty1 = (b.y1 - 1) / P::kTile;
+    }
+    return t;
+}
+
+/* ---- set_scene: pack circles, precompute boxes ------------------------------ */
+
+/* Is every pixel centre on the far side of the column/row next to the box
+ * rejected by d2 <= r*r? d is the signed distance to that column/row's
+ * centre; further columns only have larger |d| (monotonic rounding), and
+ * d2 >= dx*dx since dy*dy >= 0. */
+__device__ __forceinline__ bool edge_safe(float d, float rad, bool positive)
+{
+    bool side = positive ? d >= 0.f : d <= 0.f;
+    return side && __fmul_rn(d, d) > __fmul_rn(rad, rad);
+}
+
+__global__ void __launch_bounds__(P::kBinThreads)
+    pack_kernel(const float *pos, const float *rad, const float *col, uint32_t n, int width, int height,
+                float invW, float invH, float4 *geom, float4 *colour, uint2 *box)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float px = pos[3 * (size_t)i], py = pos[3 * (size_t)i + 1], pz = pos[3 * (size_t)i + 2];
+    float r = rad[i];
+    int x0, x1, y0, y1;
+    bool unsafe = false;
+    gpi_circle_box(px, py, r, width, height, &x0, &x1, &y0, &y1);
+    if (x0 < x1 && y0 < y1) {
+        if (x0 > 0 && !edge_safe(__fsub_rn(px, gpi_pixel_x(x0 - 1, invW)), r, true)) unsafe = true;
+        if (x1 < width && !edge_safe(__fsub_rn(px, gpi_pixel_x(x1, invW)), r, false)) unsafe = true;
+        if (y0 > 0 && !edge_safe(__fsub_rn(py, gpi_pixel_y(y0 - 1, invH)), r, true)) unsafe = true;
+        if (y1 < height && !edge_safe(__fsub_rn(py, gpi_pixel_y(y1, invH)), r, false)) unsafe = true;
+    } else {
+        x0 = x1 = y0 = y1 = 0; /* draws nothing */
+    }
+    geom[i] = make_float4(px, py, pz, r);
+    if (col)
+        colour[i] = make_float4(col[3 * (size_t)i], col[3 * (size_t)i + 1], col[3 * (size_t)i + 2], 0.f);
+    else
+        colour[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+    box[i] = make_uint2((uint32_t)x0 | ((uint32_t)x1 << 16) | (unsafe ? kUnsafe : 0u),
+                        (uint32_t)y0 | ((uint32_t)y1 << 16));
+}
+
+/* ---- binning ---------------------------------------------------------------- */
+
+__global__ void __launch_bounds__(P::kBinThreads)
+    count_kernel(const float4 *geom, const uint2 *box, uint32_t n, float invW, float invH, uint64_t *counts)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    Box b = unpack_box(box[i]);
+    TileRange t = tile_range(b);
+    uint64_t c = 0;
+    if (t.tx0 <= t.tx1) {
+        float4 g = geom[i];
+        for (int ty = t.ty0; ty <= t.ty1; ++ty) {
+            int l;
+            c += (uint64_t)row_span(g, b, t.tx0, t.tx1, ty, invW, invH, &l);
+        }
+    }
+    counts[i] = c;
+}
+
+/* Pairs of circles [c0, c1) into pairs[incl[i-1] - base, incl[i] - base).
+ * No thread leaves early: the cooperative part needs whole warps. */
+__global__ void __launch_bounds__(P::kBinThreads)
+    emit_kernel(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
+                uint64_t base, int tiles_x, float invW, float invH, uint64_t *pairs)
+{
+    const uint32_t i = c0 + blockIdx.x * blockDim.x + threadIdx.x;
+    const int lane = threadIdx.x & 31;
+    uint64_t start = 0, end = 0;
+    float4 g = make_float4(0.f, 0.f, 0.f, 0.f);
+    uint2 bx = make_uint2(0u, 0u);
+    if (i < c1) {
+        end = incl[i] - base;
+        start = (i == 0 ? 0 : incl[i - 1]) - base;
+        if (end > start) {
+            g = geom[i];
+            bx = box[i];
+        }
+    }
+    const bool coop = end - start >= P::kEmitCoopMin;
+
+    if (end > start && !coop) {
+        Box b = unpack_box(bx);
+        TileRange t = tile_range(b);
+        uint64_t p = start;
+        for (int ty = t.ty0; ty <= t.ty1; ++ty) {
+            int l, w = row_span(g, b, t.tx0, t.tx1, ty, invW, invH, &l);
+            uint64_t key = ((uint64_t)(uint32_t)(ty * tiles_x + l) << 32) | i;
+            for (int k = 0; k < w; ++k, ++p, key += (uint64_t)1 << 32)
+                if (p < end) pairs[p] = key; /* guard: never write outside the slice */
+        }
+    }
+
+    /* Big circles: the warp takes them one at a time, a lane per tile row for
+     * the spans, then all lanes store each row's run (coalesced). */
+    unsigned todo = __ballot_sync(kFull, coop);
+    while (todo) {
+        const int src = __ffs(todo) - 1;
+        todo &= todo - 1;
+        const float4 sg = make_float4(__shfl_sync(kFull, g.x, src), __shfl_sync(kFull, g.y, src), 0.f,
+                                      __shfl_sync(kFull, g.w, src));
+        const uint2 sbx = make_uint2(__shfl_sync(kFull, bx.x, src), __shfl_sync(kFull, bx.y, src));
+        const uint32_t ci = __shfl_sync(kFull, i, src);
+        uint64_t s = __shfl_sync(kFull, start, src);
+        const uint64_t e = __shfl_sync(kFull, end, src);
+        const Box b = unpack_box(sbx);
+        const TileRange t = tile_range(b);
+        for (int row0 = t.ty0; row0 <= t.ty1; row0 += 32) {
+            const int ty = row0 + lane;
+            int l = 0, w = 0;
+            if (ty <= t.ty1) w = row_span(sg, b, t.tx0, t.tx1, ty, invW, invH, &l);
+            int incw = w;
+#pragma unroll
+            for (int off = 1; off < 32; off <<= 1) {
+                int v = __shfl_up_sync(kFull, incw, off);
+                if (lane >= off) incw += v;
+            }
+            const int excl = incw - w;
+            const int total = __shfl_sync(kFull, incw, 31);
+            const int nrows = min(32, t.ty1 - row0 + 1);
+            for (int k = 0; k < nrows; ++k) {
+                const int lk = __shfl_sync(kFull, l, k), wk = __shfl_sync(kFull, w, k);
+                const int ok = __shfl_sync(kFull, excl, k);
+                const uint32_t tile0 = (uint32_t)((row0 + k) * tiles_x + lk);
+                for (int j = lane; j < wk; j += 32) {
+                    uint64_t p = s + (uint64_t)(ok + j);
+                    if (p < e) pairs[p] = ((uint64_t)(tile0 + (uint32_t)j) << 32) | ci;
+                }
+            }
+            s += (uint64_t)total;
+        }
+    }
+}
+
+/* First circle index j in [c0, n) whose pairs end past limit (n if none):
+ * circles [c0, j) fit in one batch. out = {j, pairs ending before j}. */
+__global__ void batch_end_kernel(const uint64_t *incl, uint32_t c0, uint32_t n, uint64_t limit, uint64_t *out)
+{
+    uint32_t lo = c0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (incl[mid] > limit) hi = mid;
+        else lo = mid + 1;
+    }
+    out[0] = lo;
+    out[1] = lo > 0 ? incl[lo - 1] : 0;
+}
+
+/* ranges[tile] = [first, last + 1) of the tile in the sorted keys; tiles
+ * with no pair keep the {0, 0} the memset left. */
+__global__ void __launch_bounds__(P::kBinThreads)
+    ranges_kernel(const uint64_t *keys, uint32_t np, uint2 *ranges)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= np) return;
+    uint32_t t = (uint32_t)(keys[p] >> 32);
+    if (p == 0 || (uint32_t)(keys[p - 1] >> 32) != t) ranges[t].x = p;
+    if (p == np - 1 || (uint32_t)(keys[p + 1] >> 32) != t) ranges[t].y = p + 1;
+}
+
+/* ---- shading ------------------------------------------------------------------ */
+
+struct TileArgs {
+    const float4 *geom;   /* x, y, z, radius */
+    const float4 *colour; /* r, g, b, - */
+    const uint2 *box;     /* packed pixel boxes */
+    const uint64_t *list; /* binned: sorted (tile << 32 | circle) keys */
+    const uint2 *ranges;  /* binned: each tile's [start, end) in list */
+    uint32_t c0, c1;      /* unbinned: circles [c0, c1) */
+    float4 *image;
+    int width, height, tiles_x;
+    float invW, invH;
+    int first; /* start from the background (else from the image: a later batch) */
+};
+
+/* One block per tile. Thread t shades pixels (tx*T + t%T, ty*T + (t/T)*R + k),
+ * k < R; warp w owns tile rows [w*kWarpRows, (w+1)*kWarpRows). Every thread
+ * runs the chunk loop the same number of times (count is per block). */
+template <bool SNOW, bool BINNED>
+__global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_kernel(TileArgs a)
+{
+    constexpr int T = P::kTile, R = P::kRowsPerThread, C = P::kChunk, NW = P::kWarps;
+    /* Double-buffered, so one barrier separates a chunk's compaction from its
+     * shading and one separates the shading from the next compaction. */
+    __shared__ float4 s_geom[2][C];
+    __shared__ float4 s_col[2][SNOW ? 1 : C];
+    __shared__ uint32_t s_flags[2][C]; /* warp mask | kUnsafe */
+    __shared__ uint2 s_box[2][C];
+    __shared__ uint32_t s_wcount[2][NW];
+
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const uint32_t tile = blockIdx.x;
+    const int tx = (int)(tile % (uint32_t)a.tiles_x), ty = (int)(tile / (uint32_t)a.tiles_x);
+    const int i = tx * T + t % T;
+    const int j0 = ty * T + (t / T) * R;
+
+    uint32_t begin, count;
+    if (BINNED) {
+        const uint2 rg = a.ranges[tile];
+        begin = rg.x;
+        count = rg.y - rg.x;
+    } else {
+        begin = a.c0;
+        count = a.c1 - a.c0;
+    }
+    if (!a.first && count == 0) return; /* whole block: nothing to add */
+
+    const bool in_x = i < a.width;
+    const float cx = gpi_pixel_x(i, a.invW);
+    float cy[R];
+    gpi_rgba acc[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        const int j = j0 + k;
+        cy[k] = gpi_pixel_y(j, a.invH);
+        if (!a.first && in_x && j < a.height) {
+            const float4 v = a.image[(size_t)j * (size_t)a.width + (size_t)i];
+            acc[k].r = v.x;
+            acc[k].g = v.y;
+            acc[k].b = v.z;
+            acc[k].a = v.w;
+        } else {
+            acc[k] = gpi_background(SNOW ? 1 : 0, j, a.height);
+        }
+    }
+
+    /* Software pipeline: the circle staged for this chunk is in registers;
+     * its list entry for the next chunk is already loading. */
+    bool cur_ok = (uint32_t)t < count;
+    uint32_t nxt_idx = 0;
+    bool nxt_ok = (uint32_t)(C + t) < count;
+    float4 g = make_float4(0.f, 0.f, 0.f, 0.f), c = g;
+    uint2 bx = make_uint2(0u, 0u);
+    if (cur_ok) {
+        const uint32_t idx = BINNED ? (uint32_t)a.list[begin + t] : begin + t;
+        g = a.geom[idx];
+        if (!SNOW) c = a.colour[idx];
+        bx = a.box[idx];
+    }
+    if (BINNED && nxt_ok) nxt_idx = (uint32_t)a.list[begin + C + t];
+
+    const int tile_x0 = tx * T, tile_y0 = ty * T;
+    const uint32_t mybit = 1u << warp, mycover = 1u << (kCoverShift + warp);
+    int buf = 0;
+    for (uint32_t base = 0; base < count; base += C, buf ^= 1) {
+        /* Cull: which warps' row bands can this circle reach? */
+        uint32_t flags = 0;
+        if (cur_ok) {
+            const Box b = unpack_box(bx);
+            const bool unsafe = (bx.x & kUnsafe) != 0;
+            const int rx0 = max(tile_x0, b.x0), rx1 = min(tile_x0 + T, b.x1);
+            const int cx1 = min(tile_x0 + T, a.width);
+            if (rx0 < rx1) {
+#pragma unroll
+                for (int w = 0; w < NW; ++w) {
+                    const int wy0 = tile_y0 + w * P::kWarpRows;
+                    const int ry0 = max(wy0, b.y0), ry1 = min(wy0 + P::kWarpRows, b.y1);
+                    if (ry0 < ry1 && rect_hit(g.x, g.y, g.w, rx0, rx1, ry0, ry1, a.invW, a.invH)) {
+                        flags |= 1u << w;
+                        /* Covered: the warp may skip the per-pixel test. A
+                         * safe circle shades nothing outside its box, so
+                         * the whole (in-image) warp rectangle will do. */
+                        if (!SNOW && !unsafe &&
+                            rect_covered(g.x, g.y, g.w, tile_x0, cx1, wy0, min(wy0 + P::kWarpRows, a.height),
+                                         a.invW, a.invH))
+                            flags |= 1u << (kCoverShift + w);
+                    }
+                }
+            }
+            if (flags && unsafe) flags |= kUnsafe;
+        }
+        /* Compact the survivors in order: ballot within the warp, warp
+         * totals through shared memory. */
+        const unsigned bal = __ballot_sync(kFull, flags != 0);
+        if (lane == 0) s_wcount[buf][warp] = (uint32_t)__popc(bal);
+        __syncthreads();
+        uint32_t off = (uint32_t)__popc(bal & ((1u << lane) - 1u)), total = 0;
+#pragma unroll
+        for (int w = 0; w < NW; ++w) {
+            const uint32_t v = s_wcount[buf][w];
+            if (w < warp) off += v;
+            total += v;
+        }
+        if (flags) {
+            s_geom[buf][off] = g;
+            if constexpr (!SNOW) s_col[buf][off] = c;
+            s_flags[buf][off] = flags;
+            s_box[buf][off] = bx;
+        }
+        /* Stage the next chunk (its loads overlap the shading below). */
+        cur_ok = nxt_ok;
+        if (cur_ok) {
+            const uint32_t idx = BINNED ? nxt_idx : begin + base + C + t;
+            g = a.geom[idx];
+            if (!SNOW) c = a.colour[idx];
+            bx = a.box[idx];
+        }
+        nxt_ok = base + 2u * C + (uint32_t)t < count;
+        if (BINNED && nxt_ok) nxt_idx = (uint32_t)a.list[begin + base + 2u * C + t];
+        __syncthreads();
+
+        /* Shade, in list order. The flag test is uniform across the warp. */
+        for (uint32_t k = 0; k < total; ++k) {
+            const uint32_t f = s_flags[buf][k];
+            if (!(f & mybit)) continue;
+            const float4 q = s_geom[buf][k];
+            float4 qc = make_float4(0.f, 0.f, 0.f, 0.f);
+            if constexpr (!SNOW) qc = s_col[buf][k];
+            if (!SNOW && (f & mycover)) {
+                /* Every pixel passes the test, and ordinary shading does
+                 * not depend on the distance: gpi_shade with a centre at
+                 * the pixel (d2 = 0 <= 1, folded away) does the same blend. */
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    gpi_shade(&acc[r], 0.f, 0.f, 0.f, 0.f, q.z, 1.f, qc.x, qc.y, qc.z, 0);
+            } else if (!(f & kUnsafe)) {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, qc.x, qc.y, qc.z, SNOW ? 1 : 0);
+            } else {
+                /* Rare (huge coordinates): the reference's box limit, per pixel. */
+                const Box b = unpack_box(s_box[buf][k]);
+                const bool bx_in = i >= b.x0 && i < b.x1;
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    if (bx_in && j0 + r >= b.y0 && j0 + r < b.y1)
+                        gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, qc.x, qc.y, qc.z, SNOW ? 1 : 0);
+            }
+        }
+    }
+
+    if (in_x) {
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            const int j = j0 + k;
+            if (j < a.height)
+                a.image[(size_t)j * (size_t)a.width + (size_t)i] = make_float4(acc[k].r, acc[k].g, acc[k].b, acc[k].a);
+        }
+    }
+}
+
+size_t align_up(size_t x) { return (x + P::kAlign - 1) / P::kAlign * P::kAlign; }
+
+unsigned bits_for(uint32_t v) /* bits to hold 0..v, at least 1 */
+{
+    unsigned b = 1;
+    while (b < 32 && (v >> b) != 0) ++b;
+    return b;
+}
+
+} /* namespace */
+
+/* ---- the renderer object ----------------------------------------------------- */
+
+struct gpi_cuda_renderer {
+    gp_context *ctx;
+    int width, height, tiles_x, tiles_y;
+    uint32_t num_tiles;
+    float invW, invH;
+    float4 *image;
+    /* the scene, packed by set_scene */
+    size_t n, cap;
+    int snow;
+    float4 *geom, *colour;
+    uint2 *box;
+    uint64_t *incl; /* per circle: pairs up to and including it */
+    uint64_t *dev_misc;  /* 2 words: batch search result */
+    uint64_t *host_misc; /* pinned, 2 words: totals read back */
+};
+
+static cudaStream_t stream_of(const gpi_cuda_renderer *r) { return (cudaStream_t)r->ctx->stream; }
+
+static gp_status launched(gp_context *ctx, const char *what) { return gpi_cuda_status(ctx, cudaGetLastError(), what); }
+
+static void free_scene(gpi_cuda_renderer *r)
+{
+    cudaFree(r->geom);
+    cudaFree(r->colour);
+    cudaFree(r->box);
+    cudaFree(r->incl);
+    r->geom = r->colour = NULL;
+    r->box = NULL;
+    r->incl = NULL;
+    r->n = r->cap = 0;
+}
+
+extern "C" void gpi_cuda_renderer_destroy(gpi_cuda_renderer *r)
+{
+    if (!r) return;
+    free_scene(r);
+    cudaFree(r->image);
+    cudaFree(r->dev_misc);
+    if (r->host_misc) cudaFreeHost(r->host_misc);
+    (void)cudaGetLastError();
+    free(r);
+}
+
+extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int height, gpi_cuda_renderer **out)
+{
+    gpi_cuda_renderer *r;
+    size_t bytes;
+    gp_status s;
+    if (!ctx || !out) return GP_ERROR_INVALID_ARGUMENT;
+    if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "image size %dx%d outside 1..%d", width, height,
+                         GP_RENDER_MAX_SIDE);
+    r = (gpi_cuda_renderer *)calloc(1, sizeof(*r));
+    if (!r) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "renderer allocation");
+    r->ctx = ctx;
+    r->width = width;
+    r->height = height;
+    r->tiles_x = (width + P::kTile - 1) / P::kTile;
+    r->tiles_y = (height + P::kTile - 1) / P::kTile;
+    r->num_tiles = (uint32_t)r->tiles_x * (uint32_t)r->tiles_y;
+    r->invW = 1.f / (float)width; /* as the CPU reference computes them */
+    r->invH = 1.f / (float)height;
+    bytes = (size_t)width * (size_t)height * sizeof(float4);
+    s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->image, bytes), "renderer image cudaMalloc");
+    if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->dev_misc, 2 * sizeof(uint64_t)), "renderer cudaMalloc");
+    if (!s) s = gpi_cuda_status(ctx, cudaMallocHost((void **)&r->host_misc, 2 * sizeof(uint64_t)), "renderer cudaMallocHost");
+    if (!s) s = gpi_cuda_status(ctx, cudaMemsetAsync(r->image, 0, bytes, stream_of(r)), "renderer image clear");
+    if (s) {
+        gpi_cuda_renderer_destroy(r);
+        return s;
+    }
+    *out = r;
+    return GP_SUCCESS;
+}
+
+extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_scene *scene)
+{
+    gp_context *ctx;
+    cudaStream_t st;
+    size_t n, off_pos, off_rad, off_col, bytes;
+    char *ws = NULL;
+    gp_status s;
+    if (!r || !scene) return GP_ERROR_INVALID_ARGUMENT;
+    ctx = r->ctx;
+    st = stream_of(r);
+    n = scene->n;
+    if (n > GP_SCENE_MAX_CIRCLES)
+        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "scene of %zu circles (at most %zu)", n,
+                         (size_t)GP_SCENE_MAX_CIRCLES);
+    if (n > 0 && (!scene->position || !scene->radius))
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "scene without positions or radii");
+    if (n > r->cap) {
+        /* Grow (never shrink): a failed growth leaves an empty scene. */
+        free_scene(r);
+        s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->geom, n * sizeof(float4)), "scene cudaMalloc");
+        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->colour, n * sizeof(float4)), "scene cudaMalloc");
+        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->box, n * sizeof(uint2)), "scene cudaMalloc");
+        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->incl, n * sizeof(uint64_t)), "scene cudaMalloc");
+        if (s) {
+            free_scene(r);
+            return s;
+        }
+        r->cap = n;
+    }
+    r->n = 0;
+    r->snow = scene->snow != 0;
+    if (n == 0) return GP_SUCCESS;
+
+    /* Stage the course's n*3 / n arrays in the workspace, then pack. */
+    off_pos = 0;
+    off_rad = align_up(off_pos + 3 * n * sizeof(float));
+    off_col = align_up(off_rad + n * sizeof(float));
+    bytes = off_col + (scene->color ? 3 * n * sizeof(float) : 0);
+    s = gpi_workspace(ctx, bytes, (void **)&ws);
+    if (s) return s;
+    s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_pos, scene->position, 3 * n * sizeof(float),
+                                             cudaMemcpyHostToDevice, st), "scene upload");
+    if (!s) s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_rad, scene->radius, n * sizeof(float),
+                                                     cudaMemcpyHostToDevice, st), "scene upload");
+    if (!s && scene->color)
+        s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_col, scene->color, 3 * n * sizeof(float),
+                                                 cudaMemcpyHostToDevice, st), "scene upload");
+    if (s) return s;
+    pack_kernel<<<(unsigned)((n + P::kBinThreads - 1) / P::kBinThreads), P::kBinThreads, 0, st>>>(
+        (const float *)(ws + off_pos), (const float *)(ws + off_rad),
+        scene->color ? (const float *)(ws + off_col) : NULL, (uint32_t)n, r->width, r->height, r->invW, r->invH,
+        r->geom, r->colour, r->box);
+    s = launched(ctx, "scene pack kernel");
+    if (s) return s;
+    r->n = n;
+    return GP_SUCCESS;
+}
+
+/* Shade tiles: binned (list, ranges) or every circle of [c0, c1). */
+static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const uint64_t *list, const uint2 *ranges,
+                              uint32_t c0, uint32_t c1, bool first)
+{
+    TileArgs a;
+    cudaStream_t st = stream_of(r);
+    a.geom = r->geom;
+    a.colour = r->colour;
+    a.box = r->box;
+    a.list = list;
+    a.ranges = ranges;
+    a.c0 = c0;
+    a.c1 = c1;
+    a.image = (float4 *)r->image;
+    a.width = r->width;
+    a.height = r->height;
+    a.tiles_x = r->tiles_x;
+    a.invW = r->invW;
+    a.invH = r->invH;
+    a.first = first ? 1 : 0;
+    if (r->snow) {
+        if (binned) tile_kernel<true, true><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        else tile_kernel<true, false><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+    } else {
+        if (binned) tile_kernel<false, true><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        else tile_kernel<false, false><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+    }
+    return launched(r->ctx, "render tile kernel");
+}
+
+/* Scratch for a batch of up to `pairs` pairs: two key buffers for the sort,
+ * the tile ranges, the sort's own temporary storage. */
+struct PairScratch {
+    uint64_t *keys0, *keys1;
+    uint2 *ranges;
+    void *sort_tmp;
+    size_t sort_bytes;
+};
+
+static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, int end_bit, PairScratch *ps)
+{
+    size_t key_bytes, off_k1, off_rg, off_tmp, total, sort_bytes = 0;
+    char *ws = NULL;
+    gp_status s;
+    cub::DoubleBuffer<uint64_t> db(NULL, NULL);
+    cudaError_t e = cub::DeviceRadixSort::SortKeys(NULL, sort_bytes, db, (int)pairs, 32, end_bit, stream_of(r));
+    if (e != cudaSuccess) return gpi_cuda_status(r->ctx, e, "radix sort size query");
+    if (pairs > SIZE_MAX / 4 / sizeof(uint64_t)) return GP_ERROR_OUT_OF_MEMORY;
+    key_bytes = align_up((size_t)pairs * sizeof(uint64_t));
+    off_k1 = key_bytes;
+    off_rg = off_k1 + key_bytes;
+    off_tmp = off_rg + align_up((size_t)r->num_tiles * sizeof(uint2));
+    total = off_tmp + sort_bytes;
+    s = gpi_workspace(r->ctx, total, (void **)&ws);
+    if (s) return s;
+    ps->keys0 = (uint64_t *)ws;
+    ps->keys1 = (uint64_t *)(ws + off_k1);
+    ps->ranges = (uint2 *)(ws + off_rg);
+    ps->sort_tmp = ws + off_tmp;
+    ps->sort_bytes = sort_bytes;
+    return GP_SUCCESS;
+}
+
+/* Bin and shade circles [c0, c1), whose pairs are [base, base + np). */
+static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint32_t c0, uint32_t c1, uint64_t base,
+                              uint64_t np, int end_bit, bool first)
+{
+    gp_context *ctx = r->ctx;
+    cudaStream_t st = stream_of(r);
+    const unsigned bt = P::kBinThreads;
+    gp_status s;
+    cudaError_t e;
+    size_t sort_bytes = ps->sort_bytes;
+    const uint64_t *sorted;
+
+    emit_kernel<<<(c1 - c0 + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, r->incl, c0, c1, base, r->tiles_x, r->invW,
+                                                      r->invH, ps->keys0);
+    s = launched(ctx, "render emit kernel");
+    if (s) return s;
+    {
+        cub::DoubleBuffer<uint64_t> db(ps->keys0, ps->keys1);
+        e = cub::DeviceRadixSort::SortKeys(ps->sort_tmp, sort_bytes, db, (int)np, 32, end_bit, st);
+        if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render radix sort");
+        sorted = db.Current();
+    }
+    s = gpi_cuda_status(ctx, cudaMemsetAsync(ps->ranges, 0, (size_t)r->num_tiles * sizeof(uint2), st),
+                        "render ranges clear");
+    if (s) return s;
+    ranges_kernel<<<(unsigned)((np + bt - 1) / bt), bt, 0, st>>>(sorted, (uint32_t)np, ps->ranges);
+    s = launched(ctx, "render ranges kernel");
+    if (s) return s;
+    return launch_tiles(r, true, sorted, ps->ranges, 0, 0, first);
+}
+
+extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
+{
+    gp_context *ctx;
+    cudaStream_t st;
+    const unsigned bt = P::kBinThreads;
+    uint32_t n;
+    uint64_t total, desired, floor_pairs, base;
+    size_t scan_bytes = 0;
+    void *scan_tmp = NULL;
+    int end_bit;
+    bool first, retried = false;
+    PairScratch ps = {NULL, NULL, NULL, NULL, 0};
+    gp_status s;
+    cudaError_t e;
+
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    ctx = r->ctx;
+    st = stream_of(r);
+    n = (uint32_t)r->n;
+
+    /* Small scenes: no binning, no host sync. */
+    if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->num_tiles <= P::kSmallTests))
+        return launch_tiles(r, false, NULL, NULL, 0, n, true);
+
+    /* 1-2: count and scan. */
+    count_kernel<<<(n + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, n, r->invW, r->invH, r->incl);
+    s = launched(ctx, "render count kernel");
+    if (s) return s;
+    /* In place (d_in == d_out, which CUB supports). */
+    e = cub::DeviceScan::InclusiveSum(NULL, scan_bytes, r->incl, r->incl, (int)n, st);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render scan size query");
+    s = gpi_workspace(ctx, scan_bytes, &scan_tmp);
+    if (s) return s;
+    e = cub::DeviceScan::InclusiveSum(scan_tmp, scan_bytes, r->incl, r->incl, (int)n, st);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render scan");
+    e = cudaMemcpyAsync(r->host_misc, r->incl + (n - 1), sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render pair count read");
+    total = r->host_misc[0];
+    if (total == 0) return launch_tiles(r, false, NULL, NULL, 0, 0, true); /* nothing on screen */
+
+    /* Scratch for as many pairs as fit, halving on allocation failure; no
+     * circle has more pairs than there are tiles. */
+    end_bit = 32 + (int)bits_for(r->num_tiles - 1);
+    desired = total < P::kPairCap ? total : P::kPairCap;
+    floor_pairs = desired < r->num_tiles ? desired : r->num_tiles;
+    for (;;) {
+        s = pair_scratch(r, desired, end_bit, &ps);
+        if (s == GP_SUCCESS) break;
+        if (s != GP_ERROR_OUT_OF_MEMORY || desired <= floor_pairs) return s;
+        desired = desired / 2 > floor_pairs ? desired / 2 : floor_pairs;
+        retried = true;
+    }
+    if (retried) gpi_clear_error(ctx); /* recovered by batching */
+
+    /* 3-6, per batch of circles whose pairs fit. */
+    first = true;
+    base = 0;
+    for (uint32_t c0 = 0; c0 < n;) {
+        uint32_t c1;
+        uint64_t end_pairs;
+        if (total - base <= desired) {
+            c1 = n;
+            end_pairs = total;
+        } else {
+            batch_end_kernel<<<1, 1, 0, st>>>(r->incl, c0, n, base + desired, r->dev_misc);
+            s = launched(ctx, "render batch search kernel");
+            if (s) return s;
+            e = cudaMemcpyAsync(r->host_misc, r->dev_misc, 2 * sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
+            if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+            if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render batch search read");
+            c1 = (uint32_t)r->host_misc[0];
+            end_pairs = r->host_misc[1];
+            if (c1 <= c0)
+                return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY,
+                                 "render: circle %u touches more tiles than the scratch memory holds", c0);
+        }
+        if (end_pairs > base) {
+            s = render_batch(r, &ps, c0, c1, base, end_pairs - base, end_bit, first);
+            if (s) return s;
+            first = false;
+        }
+        c0 = c1;
+        base = end_pairs;
+    }
+    if (first) return launch_tiles(r, false, NULL, NULL, 0, 0, true);
+    return GP_SUCCESS;
+}
+
+extern "C" gp_status gpi_cuda_renderer_read(gpi_cuda_renderer *r, float *rgba_host)
+{
+    cudaStream_t st;
+    cudaError_t e;
+    if (!r || !rgba_host) return GP_ERROR_INVALID_ARGUMENT;
+    st = stream_of(r);
+    e = cudaMemcpyAsync(rgba_host, r->image, (size_t)r->width * (size_t)r->height * sizeof(float4),
+                        cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    return gpi_cuda_status(r->ctx, e, "render image read");
+}

@@ -1,0 +1,124 @@
+/* renderer.c - gp_renderer: argument checks, then the context's backend
+ * (the CUDA tile renderer of render_cuda.cu, or the CPU tile renderer of
+ * render_cpu.c). */
+#include "internal.h"
+#include "render_cpu.h"
+#include "render_cuda.h"
+
+#include <stdlib.h>
+
+struct gp_renderer {
+    gp_context *ctx;
+    int width, height;
+    gpi_cpu_renderer *cpu;
+    gpi_cuda_renderer *cuda;
+    int has_scene, rendered;
+    uint64_t scene_uid;        /* the scene object and frame held now: */
+    unsigned long scene_frame; /* set_scene of the same ones copies nothing */
+};
+
+static gp_status check_size(int width, int height)
+{
+    size_t px, bytes;
+    if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
+        return GP_ERROR_INVALID_ARGUMENT;
+    if (gpi_mul_size((size_t)width, (size_t)height, &px) || gpi_mul_size(px, 4 * sizeof(float), &bytes))
+        return GP_ERROR_SIZE_OVERFLOW;
+    return GP_SUCCESS;
+}
+
+gp_status gp_renderer_create(gp_renderer **out, gp_context *ctx, int width, int height)
+{
+    gp_renderer *r;
+    gp_status st;
+    if (!out || gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    if ((st = check_size(width, height)))
+        return gpi_error(ctx, st, "gp_renderer_create: image size %dx%d outside 1..%d", width, height,
+                         GP_RENDER_MAX_SIDE);
+    if ((st = gpi_enter(ctx))) return st;
+    r = (gp_renderer *)calloc(1, sizeof *r);
+    if (!r) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "gp_renderer_create: out of host memory");
+    r->ctx = ctx;
+    r->width = width;
+    r->height = height;
+    if (ctx->backend == GP_BACKEND_CUDA) st = gpi_cuda_renderer_create(ctx, width, height, &r->cuda);
+    else st = gpi_cpu_renderer_create(width, height, &r->cpu);
+    if (st) {
+        free(r);
+        if (!ctx->last_error[0]) gpi_error(ctx, st, "gp_renderer_create: %dx%d image", width, height);
+        return st;
+    }
+    *out = r;
+    return GP_SUCCESS;
+}
+
+void gp_renderer_destroy(gp_renderer *r)
+{
+    if (!r) return;
+    if (r->cuda) gpi_cuda_renderer_destroy(r->cuda);
+    if (r->cpu) gpi_cpu_renderer_destroy(r->cpu);
+    free(r);
+}
+
+gp_status gp_renderer_set_scene(gp_renderer *r, const gp_scene *scene)
+{
+    gp_status st;
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    if (!scene || scene->n == 0) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_set_scene: no scene");
+    if ((st = gpi_enter(r->ctx))) return st;
+    /* Static scenes keep their frame number: benchmarks that call set_scene
+     * after every gp_scene_advance upload nothing for them. */
+    if (r->has_scene && r->scene_uid == scene->uid && r->scene_frame == scene->frame) return GP_SUCCESS;
+    r->has_scene = 0;
+    st = r->cuda ? gpi_cuda_renderer_set_scene(r->cuda, scene) : gpi_cpu_renderer_set_scene(r->cpu, scene);
+    if (st) {
+        if (!r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_set_scene: %zu circles", scene->n);
+        return st;
+    }
+    r->has_scene = 1;
+    r->scene_uid = scene->uid;
+    r->scene_frame = scene->frame;
+    return GP_SUCCESS;
+}
+
+gp_status gp_renderer_render(gp_renderer *r)
+{
+    gp_status st;
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    if (!r->has_scene) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_render: no scene set");
+    if ((st = gpi_enter(r->ctx))) return st;
+    st = r->cuda ? gpi_cuda_renderer_render(r->cuda) : gpi_cpu_renderer_render(r->cpu, gpi_cpu_threads(r->ctx));
+    if (st) {
+        if (!r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_render: %dx%d", r->width, r->height);
+        return st;
+    }
+    r->rendered = 1;
+    return GP_SUCCESS;
+}
+
+gp_status gp_renderer_read_image(gp_renderer *r, float *rgba_host)
+{
+    gp_status st;
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    if (!rgba_host) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_image: NULL image");
+    if (!r->rendered)
+        return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_image: nothing rendered yet");
+    if ((st = gpi_enter(r->ctx))) return st;
+    st = r->cuda ? gpi_cuda_renderer_read(r->cuda, rgba_host) : gpi_cpu_renderer_read(r->cpu, rgba_host);
+    if (st && !r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_read_image");
+    return st;
+}
+
+gp_status gp_render(gp_context *ctx, const gp_scene *scene, int width, int height, float *rgba_host)
+{
+    gp_renderer *r = NULL;
+    gp_status st;
+    if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    if (!scene || !rgba_host) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_render: NULL scene or image");
+    if ((st = gp_renderer_create(&r, ctx, width, height))) return st;
+    st = gp_renderer_set_scene(r, scene);
+    if (!st) st = gp_renderer_render(r);
+    if (!st) st = gp_renderer_read_image(r, rgba_host);
+    gp_renderer_destroy(r);
+    return st;
+}

@@ -1,0 +1,609 @@
+/* The renderers: the CPU reference against hand-computed pixels, the CPU
+ * tile renderer against the reference bit for bit, the CUDA renderer
+ * against the reference within one 8-bit level, image output, and the
+ * argument checks of every public renderer function. */
+#include "test_util.h"
+#include "scene.h"
+
+#include <gpuprim/render.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const all_scenes[] = {"rgb",     "rgby",      "rand10k",   "rand100k", "rand1M",
+                                         "micro2M", "biglittle", "littlebig", "pattern",  "snow",
+                                         "bouncingballs", "hypnosis", "fireworks"};
+#define NSCENES (sizeof all_scenes / sizeof all_scenes[0])
+
+static float *image(int w, int h) { return (float *)gpt_malloc((size_t)w * (size_t)h * 4 * sizeof(float)); }
+
+static const float *px(const float *img, int w, int i, int j) { return img + ((size_t)j * (size_t)w + (size_t)i) * 4; }
+
+static void expect_px(const float *img, int w, int i, int j, float r, float g, float b, float a)
+{
+    const float *p = px(img, w, i, j);
+    if (p[0] != r || p[1] != g || p[2] != b || p[3] != a)
+        fail_msg("pixel (%d,%d) = (%.9g %.9g %.9g %.9g), expected (%.9g %.9g %.9g %.9g)", i, j, (double)p[0],
+                 (double)p[1], (double)p[2], (double)p[3], (double)r, (double)g, (double)b, (double)a);
+}
+
+static gp_scene *circles(const gp_circle *c, size_t n, int snow)
+{
+    gp_scene *s = NULL;
+    assert_int_equal(gp_scene_from_circles(&s, c, n, snow), GP_SUCCESS);
+    return s;
+}
+
+/* ---- the reference, by hand ------------------------------------------------------ */
+
+static void reference_one_circle(void **state)
+{
+    /* 4x4 pixels: centres at .125, .375, .625, .875. Circle at the middle
+     * with r = .25 covers exactly the four central pixels (d2 = .03125). */
+    gp_circle c = {.5f, .5f, 0.f, .25f, 1.f, 0.f, .5f};
+    gp_scene *s = circles(&c, 1, 0);
+    float *img = image(4, 4);
+    int i, j;
+    (void)state;
+    assert_int_equal(gp_render_reference(s, 4, 4, img), GP_SUCCESS);
+    for (j = 0; j < 4; j++)
+        for (i = 0; i < 4; i++) {
+            if ((i == 1 || i == 2) && (j == 1 || j == 2)) expect_px(img, 4, i, j, 1.f, .5f, .75f, 1.5f);
+            else expect_px(img, 4, i, j, 1.f, 1.f, 1.f, 1.f);
+        }
+    free(img);
+    gp_scene_destroy(s);
+}
+
+static void reference_edge_is_inside(void **state)
+{
+    /* d2 == r*r counts: pixel centres .375 and .625 lie exactly at r = .125
+     * from x = .5 on row 1 (all values exact in binary). */
+    gp_circle c = {.5f, .375f, 0.f, .125f, 0.f, 0.f, 0.f};
+    gp_scene *s = circles(&c, 1, 0);
+    float *img = image(4, 4);
+    (void)state;
+    assert_int_equal(gp_render_reference(s, 4, 4, img), GP_SUCCESS);
+    expect_px(img, 4, 1, 1, .5f, .5f, .5f, 1.5f);
+    expect_px(img, 4, 2, 1, .5f, .5f, .5f, 1.5f);
+    expect_px(img, 4, 0, 1, 1.f, 1.f, 1.f, 1.f);
+    expect_px(img, 4, 1, 0, 1.f, 1.f, 1.f, 1.f);
+    expect_px(img, 4, 1, 2, 1.f, 1.f, 1.f, 1.f);
+    free(img);
+    gp_scene_destroy(s);
+}
+
+static void reference_blends_in_order(void **state)
+{
+    gp_circle c[2] = {{.5f, .5f, 0.f, .4f, 1.f, 0.f, 0.f}, {.5f, .5f, 0.f, .4f, 0.f, 0.f, 1.f}};
+    gp_scene *s = circles(c, 2, 0);
+    float *img = image(2, 2);
+    (void)state;
+    assert_int_equal(gp_render_reference(s, 2, 2, img), GP_SUCCESS);
+    /* white -> red at .5: (1, .5, .5) -> blue at .5: (.5, .25, .75) */
+    expect_px(img, 2, 0, 0, .5f, .25f, .75f, 2.f);
+    expect_px(img, 2, 1, 1, .5f, .25f, .75f, 2.f);
+    free(img);
+    gp_scene_destroy(s);
+}
+
+static void reference_snow_pixel(void **state)
+{
+    /* One flake at the centre, r = .5, z = .3, on a 4x4 snow image. Pixel
+     * (1,1) at (.375,.375): t = sqrt(2)*.125/.5; ramp entries 1 and 2;
+     * alpha = .5 * clamp(.6 + .4*(1-z)) * exp(-4 t^2); background of row
+     * 1 = .4 + .45 * 3/4. Pixel (0,0) lies outside (distance .53). */
+    gp_circle c = {.5f, .5f, .3f, .5f, 0.f, 0.f, 0.f};
+    gp_scene *s = circles(&c, 1, 1);
+    float *img = image(4, 4);
+    double t = sqrt(2.0) * .125 / .5, w = 4 * t - 1, alpha = .5 * (.6 + .4 * .7) * exp(-4 * t * t);
+    double bg = .4 + .45 * 3 / 4, cr = (1 - w) * 1 + w * .8, cg = (1 - w) * 1 + w * .9, cb = 1;
+    const float *p;
+    (void)state;
+    assert_int_equal(gp_render_reference(s, 4, 4, img), GP_SUCCESS);
+    p = px(img, 4, 1, 1);
+    assert_float_equal(p[0], alpha * cr + (1 - alpha) * bg, 1e-6);
+    assert_float_equal(p[1], alpha * cg + (1 - alpha) * bg, 1e-6);
+    assert_float_equal(p[2], alpha * cb + (1 - alpha) * bg, 1e-6);
+    assert_float_equal(p[3], 1 + alpha, 1e-6);
+    p = px(img, 4, 0, 0);
+    assert_float_equal(p[0], .4 + .45, 1e-6);
+    assert_float_equal(p[3], 1, 0);
+    /* At the centre-most ring (t small) the colour is white. */
+    free(img);
+    gp_scene_destroy(s);
+}
+
+static void reference_background(void **state)
+{
+    gp_circle c = {5.f, 5.f, 0.f, .1f, 0.f, 0.f, 0.f}; /* off the image */
+    gp_scene *snow = circles(&c, 1, 1), *plain = circles(&c, 1, 0);
+    const int w = 3, h = 7;
+    float *img = image(w, h);
+    int i, j;
+    (void)state;
+    assert_int_equal(gp_render_reference(snow, w, h, img), GP_SUCCESS);
+    for (j = 0; j < h; j++) {
+        float g = .4f + .45f * (float)(h - j) / (float)h;
+        for (i = 0; i < w; i++) expect_px(img, w, i, j, g, g, g, 1.f);
+    }
+    assert_true(px(img, w, 0, 0)[0] > px(img, w, 0, h - 1)[0]); /* lighter at the bottom row j = 0 */
+    assert_int_equal(gp_render_reference(plain, w, h, img), GP_SUCCESS);
+    for (j = 0; j < h; j++)
+        for (i = 0; i < w; i++) expect_px(img, w, i, j, 1.f, 1.f, 1.f, 1.f);
+    free(img);
+    gp_scene_destroy(snow);
+    gp_scene_destroy(plain);
+}
+
+/* ---- the tile renderer against the reference ----------------------------------- */
+
+/* Render with the context's renderer and compare with the reference: bit for
+ * bit on the CPU, within one 8-bit level on CUDA. */
+static void compare_with_reference(gp_context *ctx, const gp_scene *s, int w, int h, const char *what)
+{
+    float *ref = image(w, h), *got = image(w, h);
+    gp_backend b = GP_BACKEND_CPU;
+    gpt_poison(got, (size_t)w * (size_t)h * 4 * sizeof(float));
+    gp_context_get_backend(ctx, &b);
+    assert_int_equal(gp_render_reference(s, w, h, ref), GP_SUCCESS);
+    GPT_OK(ctx, gp_render(ctx, s, w, h, got));
+    if (b == GP_BACKEND_CPU) {
+        size_t i, n = (size_t)w * (size_t)h * 4;
+        for (i = 0; i < n; i++)
+            if (memcmp(&ref[i], &got[i], sizeof(float)) != 0)
+                fail_msg("%s %dx%d: pixel (%zu,%zu) channel %zu: tile %.9g, reference %.9g", what, w, h,
+                         (i / 4) % (size_t)w, (i / 4) / (size_t)w, i % 4, (double)got[i], (double)ref[i]);
+    } else {
+        int max_diff = -1;
+        size_t differing = 0;
+        assert_int_equal(gp_image_compare(got, ref, w, h, &max_diff, &differing), GP_SUCCESS);
+        if (max_diff > 1)
+            fail_msg("%s %dx%d: max difference %d levels, %zu pixels differ", what, w, h, max_diff, differing);
+    }
+    free(ref);
+    free(got);
+}
+
+static void every_scene_matches_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    gp_backend b = GP_BACKEND_CPU;
+    static const int sizes_cpu[][2] = {{64, 64}, {100, 75}, {257, 129}, {1, 1}, {3, 200}};
+    static const int sizes_cuda[][2] = {{64, 64}, {100, 75}, {257, 129}, {1, 1}, {3, 200}, {1000, 600}, {1024, 1024}, {1920, 1080}};
+    size_t k, z, nsizes;
+    gp_context_get_backend(ctx, &b);
+    nsizes = b == GP_BACKEND_CUDA ? (gpt_quick() ? 4 : sizeof sizes_cuda / sizeof sizes_cuda[0])
+                                  : sizeof sizes_cpu / sizeof sizes_cpu[0];
+    for (k = 0; k < NSCENES; k++) {
+        gp_scene *s = NULL;
+        assert_int_equal(gp_scene_create(&s, all_scenes[k], 0), GP_SUCCESS);
+        if (b == GP_BACKEND_CPU) gp_context_set_cpu_threads(ctx, 1 + (int)(k % 3)); /* 1, 2, 3 threads */
+        for (z = 0; z < nsizes; z++) {
+            const int *wh = b == GP_BACKEND_CUDA ? sizes_cuda[z] : sizes_cpu[z];
+            compare_with_reference(ctx, s, wh[0], wh[1], all_scenes[k]);
+        }
+        gp_scene_destroy(s);
+    }
+}
+
+static void rand10k_256_matches_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    gp_scene *s = NULL;
+    assert_int_equal(gp_scene_create(&s, "rand10k", 0), GP_SUCCESS);
+    compare_with_reference(ctx, s, 256, 256, "rand10k");
+    gp_context_set_cpu_threads(ctx, 5);
+    compare_with_reference(ctx, s, 256, 256, "rand10k");
+    gp_scene_destroy(s);
+}
+
+/* Each of the CPU tile renderer's blend loops (scalar, SSE, AVX2; the
+ * library picks the widest the CPU has) against the reference. */
+static void every_blend_path_matches_reference(void **state)
+{
+    static const char *const paths[] = {"scalar", "sse", "avx2"};
+    gp_context *ctx = gpt_ctx(state);
+    gp_scene *s = NULL, *p = NULL;
+    size_t k;
+    assert_int_equal(gp_scene_create(&s, "rand10k", 0), GP_SUCCESS);
+    assert_int_equal(gp_scene_create(&p, "pattern", 0), GP_SUCCESS);
+    for (k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        setenv("GPUPRIM_CPU_BLEND", paths[k], 1);
+        compare_with_reference(ctx, s, 203, 150, paths[k]);
+        compare_with_reference(ctx, p, 97, 64, paths[k]);
+    }
+    unsetenv("GPUPRIM_CPU_BLEND");
+    gp_scene_destroy(s);
+    gp_scene_destroy(p);
+}
+
+/* Flakes in view (the generated snow starts above the frame), and the
+ * course's snow.par frame when it is there. */
+static void snow_in_view_matches_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = 3000;
+    gp_circle *c = (gp_circle *)gpt_malloc(n * sizeof *c);
+    gp_scene *s;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        c[i].x = (float)gpt_uniform() * 1.2f - .1f;
+        c[i].y = (float)gpt_uniform() * 1.2f - .1f;
+        c[i].z = 1.f - (float)i / (float)n;
+        c[i].radius = .0075f + .08f * (float)gpt_uniform() * (float)gpt_uniform();
+        c[i].r = c[i].g = c[i].b = 0.f;
+    }
+    s = circles(c, n, 1);
+    compare_with_reference(ctx, s, 200, 150, "snow in view");
+    compare_with_reference(ctx, s, 333, 77, "snow in view");
+    gp_scene_destroy(s);
+    free(c);
+    if (access(GP_SOURCE_DIR "/../shared/data/snow.par", R_OK) == 0) {
+        char err[256];
+        assert_int_equal(gp_scene_load(&s, GP_SOURCE_DIR "/../shared/data/snow.par", err, sizeof err), GP_SUCCESS);
+        compare_with_reference(ctx, s, 256, 256, "snowsingle");
+        compare_with_reference(ctx, s, 100, 75, "snowsingle");
+        gp_scene_destroy(s);
+    } else {
+        print_message("snowsingle part SKIPPED: ../shared/data/snow.par not present\n");
+    }
+}
+
+/* Circles no scene generator makes: on the edges, huge, tiny, far away,
+ * radius 0, non-finite values. The tile renderer must agree exactly. */
+static void odd_circles_match_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const float inf = INFINITY;
+    gp_circle c[] = {
+        {0.f, 0.f, .5f, .1f, 1, 0, 0},      {1.f, 1.f, .5f, .1f, 0, 1, 0},      {.5f, .5f, .5f, 0.f, 0, 0, 1},
+        {.5f, .5f, .5f, 3.f, .2f, .3f, .4f}, {-.05f, .5f, .1f, .06f, 1, 1, 0},  {1e6f, 1e6f, .1f, 1.5e6f, .1f, .9f, .1f},
+        {-1e6f, .5f, .1f, 1e6f, .7f, .1f, .2f}, {.5f, -1e9f, 0, 1e3f, .3f, .3f, .3f}, {.25f, .75f, .2f, 1e-6f, 1, 1, 1},
+        {2.f, 2.f, .5f, 2.5f, .5f, .5f, .5f}, {.5f, .5f, 0.f, inf, .9f, .8f, .7f}, {NAN, .5f, 0.f, .2f, 1, 1, 1},
+        {.5f, NAN, 0.f, .2f, 1, 1, 1},      {.5f, .5f, NAN, .2f, 1, 0, 1},      {.5f, .5f, 0.f, NAN, 1, 1, 1},
+        {inf, .5f, 0.f, .2f, 1, 1, 1},      {.3f, .3f, 0.f, -.2f, 1, 0, 0},     {.999f, .001f, 0.f, .02f, 0, 1, 1},
+    };
+    const size_t n = sizeof c / sizeof c[0];
+    gp_scene *s = circles(c, n, 0), *t = circles(c, n, 1);
+    compare_with_reference(ctx, s, 97, 61, "odd circles");
+    compare_with_reference(ctx, s, 130, 130, "odd circles");
+    compare_with_reference(ctx, t, 97, 61, "odd snow circles");
+    gp_scene_destroy(s);
+    gp_scene_destroy(t);
+}
+
+static void renderer_reuse_and_animation(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    gp_renderer *r = NULL;
+    gp_scene *s = NULL, *t = NULL;
+    const int w = 120, h = 90;
+    float *a = image(w, h), *b = image(w, h), *ref = image(w, h);
+    int f;
+    assert_int_equal(gp_scene_create(&s, "hypnosis", 0), GP_SUCCESS);
+    assert_int_equal(gp_scene_create(&t, "rand10k", 0), GP_SUCCESS);
+    GPT_OK(ctx, gp_renderer_create(&r, ctx, w, h));
+    for (f = 0; f < 5; f++) {
+        int max_diff = -1;
+        GPT_OK(ctx, gp_renderer_set_scene(r, s));
+        GPT_OK(ctx, gp_renderer_render(r));
+        GPT_OK(ctx, gp_renderer_read_image(r, a));
+        assert_int_equal(gp_render_reference(s, w, h, ref), GP_SUCCESS);
+        gp_image_compare(a, ref, w, h, &max_diff, NULL);
+        assert_true(max_diff <= 1);
+        if (f > 0) assert_memory_not_equal(a, b, (size_t)w * h * 4 * sizeof(float)); /* the rings moved */
+        memcpy(b, a, (size_t)w * h * 4 * sizeof(float));
+        assert_int_equal(gp_scene_advance(s), GP_SUCCESS);
+    }
+    /* Switch to a bigger scene, then back; render twice: same image. */
+    GPT_OK(ctx, gp_renderer_set_scene(r, t));
+    GPT_OK(ctx, gp_renderer_render(r));
+    GPT_OK(ctx, gp_renderer_read_image(r, a));
+    GPT_OK(ctx, gp_renderer_render(r));
+    GPT_OK(ctx, gp_renderer_read_image(r, b));
+    assert_memory_equal(a, b, (size_t)w * h * 4 * sizeof(float));
+    GPT_OK(ctx, gp_renderer_set_scene(r, s));
+    GPT_OK(ctx, gp_renderer_render(r));
+    GPT_OK(ctx, gp_renderer_read_image(r, a));
+    assert_int_equal(gp_render_reference(s, w, h, ref), GP_SUCCESS);
+    {
+        int max_diff = -1;
+        gp_image_compare(a, ref, w, h, &max_diff, NULL);
+        assert_true(max_diff <= 1);
+    }
+    gp_renderer_destroy(r);
+    gp_scene_destroy(s);
+    gp_scene_destroy(t);
+    free(a);
+    free(b);
+    free(ref);
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+static void renderer_bad_arguments(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    gp_renderer *r = (gp_renderer *)0x1;
+    gp_scene *s = NULL;
+    float img[16];
+    static const int bad_sides[] = {0, -1, GP_RENDER_MAX_SIDE + 1, -2147483647 - 1};
+    size_t k;
+    assert_int_equal(gp_scene_create(&s, "rgb", 0), GP_SUCCESS);
+
+    assert_int_equal(gp_render_reference(NULL, 2, 2, img), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_render_reference(s, 2, 2, NULL), GP_ERROR_INVALID_ARGUMENT);
+    for (k = 0; k < sizeof bad_sides / sizeof bad_sides[0]; k++) {
+        assert_int_equal(gp_render_reference(s, bad_sides[k], 2, img), GP_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(gp_render_reference(s, 2, bad_sides[k], img), GP_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(gp_renderer_create(&r, ctx, bad_sides[k], 2), GP_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(gp_renderer_create(&r, ctx, 2, bad_sides[k]), GP_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(gp_render(ctx, s, bad_sides[k], 2, img), GP_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(gp_image_write("x.ppm", img, bad_sides[k], 2), GP_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(gp_image_compare(img, img, 2, bad_sides[k], NULL, NULL), GP_ERROR_INVALID_ARGUMENT);
+    }
+    assert_ptr_equal(r, (gp_renderer *)0x1);
+    assert_int_equal(gp_renderer_create(NULL, ctx, 2, 2), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_renderer_create(&r, NULL, 2, 2), GP_ERROR_INVALID_ARGUMENT);
+    assert_ptr_equal(r, (gp_renderer *)0x1);
+    gp_renderer_destroy(NULL);
+
+    assert_int_equal(gp_render(NULL, s, 2, 2, img), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_render(ctx, NULL, 2, 2, img), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_render(ctx, s, 2, 2, NULL), GP_ERROR_INVALID_ARGUMENT);
+
+    GPT_OK(ctx, gp_renderer_create(&r, ctx, 2, 2));
+    assert_int_equal(gp_renderer_set_scene(NULL, s), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_renderer_set_scene(r, NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_renderer_render(NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_renderer_render(r), GP_ERROR_INVALID_ARGUMENT); /* no scene yet */
+    assert_true(strlen(gp_context_last_error(ctx)) > 0);
+    assert_int_equal(gp_renderer_read_image(r, img), GP_ERROR_INVALID_ARGUMENT); /* nothing rendered */
+    GPT_OK(ctx, gp_renderer_set_scene(r, s));
+    GPT_OK(ctx, gp_renderer_render(r));
+    assert_int_equal(gp_renderer_read_image(r, NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_renderer_read_image(NULL, img), GP_ERROR_INVALID_ARGUMENT);
+    GPT_OK(ctx, gp_renderer_read_image(r, img));
+    gp_renderer_destroy(r);
+
+    assert_int_equal(gp_image_write(NULL, img, 2, 2), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_write("x.ppm", NULL, 2, 2), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_write("x.jpg", img, 2, 2), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_write("ppm", img, 2, 2), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_write("/nonexistent-dir/x.ppm", img, 2, 2), GP_ERROR_IO);
+    assert_int_equal(gp_image_compare(NULL, img, 2, 2, NULL, NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_compare(img, NULL, 2, 2, NULL, NULL), GP_ERROR_INVALID_ARGUMENT);
+    gp_scene_destroy(s);
+}
+
+/* ---- images ----------------------------------------------------------------------- */
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long len;
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = (unsigned char *)gpt_malloc((size_t)len + 1);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+/* 3x2 image whose values exercise the conversion: truncation, clamping, NaN. */
+static void test_pixels(float *img)
+{
+    static const float v[6][4] = {{0.f, .5f, 1.f, 1.f},     {.999f, 1.5f, -1.f, 1.f}, {NAN, .25f, .0039f, 1.f},
+                                  {.1f, .2f, .3f, 1.f},      {.7f, .8f, .9f, 1.f},     {1.f / 255.f, 2.f / 255.f, 1.f, 1.f}};
+    memcpy(img, v, sizeof v);
+}
+
+static void expected_rgb(unsigned char *out)
+{
+    /* rows from j = 1 (top) down to 0 */
+    static const unsigned char e[18] = {25, 51, 76, 178, 204, 229, 1, 2, 255,
+                                        0,  127, 255, 254, 255, 0, 0, 63, 0};
+    memcpy(out, e, sizeof e);
+}
+
+static void ppm_bytes(void **state)
+{
+    float img[24];
+    unsigned char want[18];
+    size_t n;
+    unsigned char *got;
+    const char *path = "/tmp/gpuprim_test_image.ppm";
+    const char *hdr = "P6\n3 2\n255\n";
+    (void)state;
+    test_pixels(img);
+    expected_rgb(want);
+    assert_int_equal(gp_image_write(path, img, 3, 2), GP_SUCCESS);
+    got = slurp(path, &n);
+    assert_int_equal(n, strlen(hdr) + 18);
+    assert_memory_equal(got, hdr, strlen(hdr));
+    assert_memory_equal(got + strlen(hdr), want, 18);
+    free(got);
+    unlink(path);
+}
+
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    size_t i;
+    int k;
+    for (i = 0; i < n; i++) {
+        c ^= p[i];
+        for (k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+static uint32_t be32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+/* Parse the PNG, check every CRC, inflate its stored blocks, check Adler-32
+ * and return the filtered scanlines. */
+static unsigned char *decode_png(const unsigned char *f, size_t n, int *w, int *h, size_t *raw_len)
+{
+    static const unsigned char sig[8] = {137, 'P', 'N', 'G', 13, 10, 26, 10};
+    unsigned char *z = (unsigned char *)gpt_malloc(n), *raw = (unsigned char *)gpt_malloc(n);
+    size_t pos = 8, zlen = 0, rlen = 0, q;
+    int seen_end = 0, final = 0;
+    uint32_t s1 = 1, s2 = 0;
+    assert_true(n > 8);
+    assert_memory_equal(f, sig, 8);
+    while (pos + 12 <= n && !seen_end) {
+        uint32_t len = be32(f + pos);
+        const unsigned char *type = f + pos + 4;
+        assert_true(pos + 12 + len <= n);
+        if (crc32_of(type, 4 + len) != be32(f + pos + 8 + len)) fail_msg("bad CRC on chunk %.4s", (const char *)type);
+        if (!memcmp(type, "IHDR", 4)) {
+            *w = (int)be32(type + 4);
+            *h = (int)be32(type + 8);
+            assert_int_equal(type[12], 8);
+            assert_int_equal(type[13], 2);
+        } else if (!memcmp(type, "IDAT", 4)) {
+            memcpy(z + zlen, type + 4, len);
+            zlen += len;
+        } else if (!memcmp(type, "IEND", 4)) {
+            seen_end = 1;
+        }
+        pos += 12 + len;
+    }
+    assert_true(seen_end);
+    assert_int_equal(pos, n);
+    assert_true(zlen >= 6);
+    assert_int_equal((z[0] * 256 + z[1]) % 31, 0); /* zlib header check */
+    assert_int_equal(z[0] & 15, 8);                 /* deflate */
+    q = 2;
+    while (!final) {
+        unsigned len, nlen;
+        assert_true(q + 5 <= zlen);
+        final = z[q] & 1;
+        assert_int_equal((z[q] >> 1) & 3, 0); /* stored */
+        len = z[q + 1] | (unsigned)z[q + 2] << 8;
+        nlen = z[q + 3] | (unsigned)z[q + 4] << 8;
+        assert_int_equal(len, (~nlen) & 0xFFFFu);
+        assert_true(q + 5 + len <= zlen);
+        memcpy(raw + rlen, z + q + 5, len);
+        rlen += len;
+        q += 5 + len;
+    }
+    assert_int_equal(q + 4, zlen);
+    for (pos = 0; pos < rlen; pos++) {
+        s1 = (s1 + raw[pos]) % 65521;
+        s2 = (s2 + s1) % 65521;
+    }
+    assert_int_equal(be32(z + q), (s2 << 16) | s1);
+    free(z);
+    *raw_len = rlen;
+    return raw;
+}
+
+static void png_decodes(void **state)
+{
+    float img[24];
+    unsigned char want[18], *file, *raw;
+    size_t n, rlen;
+    int w = 0, h = 0, j;
+    const char *path = "/tmp/gpuprim_test_image.png";
+    (void)state;
+    test_pixels(img);
+    expected_rgb(want);
+    assert_int_equal(gp_image_write(path, img, 3, 2), GP_SUCCESS);
+    file = slurp(path, &n);
+    raw = decode_png(file, n, &w, &h, &rlen);
+    assert_int_equal(w, 3);
+    assert_int_equal(h, 2);
+    assert_int_equal(rlen, 2 * (1 + 9));
+    for (j = 0; j < 2; j++) {
+        assert_int_equal(raw[j * 10], 0); /* filter none */
+        assert_memory_equal(raw + j * 10 + 1, want + j * 9, 9);
+    }
+    free(file);
+    free(raw);
+    unlink(path);
+}
+
+static void png_large_spans_blocks(void **state)
+{
+    /* 300x200 RGB = 180,200 raw bytes: several stored blocks and IDATs. */
+    const int w = 300, h = 200;
+    float *img = image(w, h);
+    unsigned char *file, *raw, *ppm;
+    size_t n, rlen, pn, hl;
+    int ww, hh, j;
+    const char *path = "/tmp/gpuprim_test_big.png", *ppath = "/tmp/gpuprim_test_big.ppm";
+    gp_scene *s;
+    (void)state;
+    assert_int_equal(gp_scene_create(&s, "rgby", 0), GP_SUCCESS);
+    assert_int_equal(gp_render_reference(s, w, h, img), GP_SUCCESS);
+    assert_int_equal(gp_image_write(path, img, w, h), GP_SUCCESS);
+    assert_int_equal(gp_image_write(ppath, img, w, h), GP_SUCCESS);
+    file = slurp(path, &n);
+    raw = decode_png(file, n, &ww, &hh, &rlen);
+    ppm = slurp(ppath, &pn);
+    hl = strlen("P6\n300 200\n255\n");
+    assert_int_equal(rlen, (size_t)h * (1 + 3 * (size_t)w));
+    assert_int_equal(pn, hl + (size_t)w * h * 3);
+    for (j = 0; j < h; j++) {
+        assert_int_equal(raw[(size_t)j * (1 + 3 * w)], 0);
+        assert_memory_equal(raw + (size_t)j * (1 + 3 * w) + 1, ppm + hl + (size_t)j * 3 * w, (size_t)3 * w);
+    }
+    free(file);
+    free(raw);
+    free(ppm);
+    free(img);
+    gp_scene_destroy(s);
+    unlink(path);
+    unlink(ppath);
+}
+
+static void image_compare_counts(void **state)
+{
+    float a[24], b[24];
+    int max_diff = -1;
+    size_t differing = 99;
+    (void)state;
+    test_pixels(a);
+    test_pixels(b);
+    assert_int_equal(gp_image_compare(a, b, 3, 2, &max_diff, &differing), GP_SUCCESS);
+    assert_int_equal(max_diff, 0);
+    assert_int_equal(differing, 0);
+    b[4 * 3 + 1] = .2f + 3.f / 255.f; /* pixel 3, green: 51 -> 54 */
+    b[4 * 5 + 3] = 7.f;               /* alpha is not shown */
+    b[4 * 4 + 0] = .7f + .0001f;      /* same 8-bit value */
+    assert_int_equal(gp_image_compare(a, b, 3, 2, &max_diff, &differing), GP_SUCCESS);
+    assert_int_equal(max_diff, 3);
+    assert_int_equal(differing, 1);
+    assert_int_equal(gp_image_compare(a, b, 3, 2, NULL, NULL), GP_SUCCESS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reference_one_circle),
+        cmocka_unit_test(reference_edge_is_inside),
+        cmocka_unit_test(reference_blends_in_order),
+        cmocka_unit_test(reference_snow_pixel),
+        cmocka_unit_test(reference_background),
+        GPT_TEST_BOTH(every_scene_matches_reference),
+        GPT_TEST_BOTH(rand10k_256_matches_reference),
+        GPT_TEST_CPU(every_blend_path_matches_reference),
+        GPT_TEST_BOTH(snow_in_view_matches_reference),
+        GPT_TEST_BOTH(odd_circles_match_reference),
+        GPT_TEST_BOTH(renderer_reuse_and_animation),
+        GPT_TEST_BOTH(renderer_bad_arguments),
+        cmocka_unit_test(ppm_bytes),
+        cmocka_unit_test(png_decodes),
+        cmocka_unit_test(png_large_spans_blocks),
+        cmocka_unit_test(image_compare_counts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
