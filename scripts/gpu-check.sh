@@ -78,7 +78,7 @@ if has render; then
         [ -n "$par" ] && echo "--scene-file $par --size $size"
     done | xargs -P "$(nproc)" -I{} sh -c '
         args="{}"; log="/tmp/render-check/$(echo "$args" | tr -c "a-zA-Z0-9" _).log"
-        if "$0" $args --backend cuda --check --output /dev/null >"$log" 2>&1; then echo "ok   $args: $(tail -1 "$log")";
+        if "$0" $args --backend cuda --check --output "${log%.log}.ppm" >"$log" 2>&1; then echo "ok   $args: $(tail -1 "$log")";
         else echo "FAIL $args: $(tail -3 "$log" | tr "\n" " ")"; fi' "$BUILD/renderer" >"$OUT/render-check.log"
     bad=$(grep -c '^FAIL' "$OUT/render-check.log"); total=$(wc -l <"$OUT/render-check.log")
     note "renderer --check (GPU vs CPU reference, 1024/1000/2048): $bad of $total case(s) failed (log render-check.log)"

@@ -51,22 +51,33 @@ __device__ __forceinline__ T warp_reduce(T v, Op op)
 }
 
 /* ---- tile status for decoupled look-back ---------------------------------------
- * flag 0: nothing yet; 1: the tile's own total (aggregate); 2: the inclusive
- * prefix through this tile. The value is written, fenced, then the flag, so
- * a reader that sees the flag (then fences) sees the value. */
+ * flag 0: nothing yet; 1: the tile's own total (aggregate) is published;
+ * 2: the inclusive prefix through this tile is published too. Aggregate and
+ * inclusive prefix live in separate slots, each written once: a reader that
+ * saw flag 1 must still find the aggregate, even if the inclusive prefix
+ * lands in between. Each value is written, fenced, then its flag, so a
+ * reader that sees the flag (then fences) sees the value. */
 enum : uint32_t { TILE_EMPTY = 0, TILE_AGGREGATE = 1, TILE_INCLUSIVE = 2 };
 
 template <typename T>
-__device__ __forceinline__ void tile_publish(uint32_t *flags, T *values, long long tile, T v, uint32_t flag)
+struct tile_state {
+    uint32_t *flags;
+    T *aggregates;
+    T *inclusives;
+};
+
+template <typename T>
+__device__ __forceinline__ void tile_publish(tile_state<T> st, long long tile, T v, uint32_t flag)
 {
-    *(volatile T *)&values[tile] = v;
+    T *slot = flag == TILE_INCLUSIVE ? st.inclusives : st.aggregates;
+    *(volatile T *)&slot[tile] = v;
     __threadfence();
-    *(volatile uint32_t *)&flags[tile] = flag;
+    *(volatile uint32_t *)&st.flags[tile] = flag;
 }
 
 /* Warp 0 of tile `tile` (> 0) finds the combined total of all earlier tiles. */
 template <typename T, typename Op>
-__device__ T tile_look_back(const uint32_t *flags, const T *values, long long tile, Op op, T identity, int lane)
+__device__ T tile_look_back(tile_state<T> st, long long tile, Op op, T identity, int lane)
 {
     T prefix = identity;
     long long pred = tile - 1;
@@ -76,10 +87,10 @@ __device__ T tile_look_back(const uint32_t *flags, const T *values, long long ti
         T v = identity;
         if (j >= 0) {
             do {
-                f = *(volatile const uint32_t *)&flags[j];
+                f = *(volatile const uint32_t *)&st.flags[j];
             } while (f == TILE_EMPTY);
             __threadfence();
-            v = *(volatile const T *)&values[j];
+            v = f == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j] : *(volatile const T *)&st.aggregates[j];
         }
         unsigned inclusive = __ballot_sync(0xffffffffu, f == TILE_INCLUSIVE);
         /* Lanes past the nearest inclusive tile must not count twice. */
@@ -165,7 +176,7 @@ __device__ __forceinline__ void store_tile(T *out, long long base, long long n, 
  * is the whole input. */
 template <typename T, typename Op, int THREADS, bool LOOKBACK>
 __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long long tile, bool vec,
-                                          bool inclusive, T identity, uint32_t *flags, T *values)
+                                          bool inclusive, T identity, tile_state<T> st)
 {
     using BT = block_scan_tile<T, THREADS>;
     __shared__ typename BT::storage s;
@@ -224,11 +235,11 @@ __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long
         T prefix = identity;
         if (LOOKBACK) {
             if (tile == 0) {
-                if (lane == 0) tile_publish(flags, values, tile, total, TILE_INCLUSIVE);
+                if (lane == 0) tile_publish(st, tile, total, TILE_INCLUSIVE);
             } else {
-                if (lane == 0) tile_publish(flags, values, tile, total, TILE_AGGREGATE);
-                prefix = tile_look_back<T, Op>(flags, values, tile, op, identity, lane);
-                if (lane == 0) tile_publish(flags, values, tile, op(prefix, total), TILE_INCLUSIVE);
+                if (lane == 0) tile_publish(st, tile, total, TILE_AGGREGATE);
+                prefix = tile_look_back<T, Op>(st, tile, op, identity, lane);
+                if (lane == 0) tile_publish(st, tile, op(prefix, total), TILE_INCLUSIVE);
             }
         }
         if (lane == 0) s.tile_prefix = prefix;
@@ -256,17 +267,16 @@ template <typename T, typename Op>
 __global__ void __launch_bounds__(scan_policy::small_threads)
 scan_small_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity)
 {
-    scan_tile<T, Op, scan_policy::small_threads, false>(in, out, n, 0, vec, inclusive, identity, nullptr, nullptr);
+    scan_tile<T, Op, scan_policy::small_threads, false>(in, out, n, 0, vec, inclusive, identity, tile_state<T>{});
 }
 
 template <typename T, typename Op>
 __global__ void __launch_bounds__(scan_policy::threads)
-scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, uint32_t *flags,
-                    T *values)
+scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, tile_state<T> st)
 {
     /* Tiles follow blockIdx.x: blocks start in index order, so a block only
      * ever waits on tiles that are running or done (no deadlock). */
-    scan_tile<T, Op, scan_policy::threads, true>(in, out, n, blockIdx.x, vec, inclusive, identity, flags, values);
+    scan_tile<T, Op, scan_policy::threads, true>(in, out, n, blockIdx.x, vec, inclusive, identity, st);
 }
 
 /* ---- host side ------------------------------------------------------------------ */
@@ -276,12 +286,15 @@ constexpr long long small_scan_items() { return block_scan_tile<T, scan_policy::
 template <typename T>
 constexpr long long onepass_tile_items() { return block_scan_tile<T, scan_policy::threads>::ITEMS; }
 
-/* Scratch for the one-pass kernel: tile values then tile flags, each 256-byte aligned. */
+/* Scratch for the one-pass kernel: aggregates, inclusive prefixes, flags,
+ * each 256-byte aligned. */
+static inline size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
 template <typename T>
 size_t onepass_workspace_bytes(long long n)
 {
     size_t tiles = (size_t)((n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>());
-    return (tiles * sizeof(T) + 255) / 256 * 256 + (tiles * sizeof(uint32_t) + 255) / 256 * 256;
+    return 2 * align256(tiles * sizeof(T)) + align256(tiles * sizeof(uint32_t));
 }
 
 static inline bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
@@ -300,13 +313,16 @@ template <typename T, typename Op>
 cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T identity, void *ws, cudaStream_t stream)
 {
     const long long tiles = (n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>();
-    T *values = static_cast<T *>(ws);
-    uint32_t *flags = reinterpret_cast<uint32_t *>(static_cast<char *>(ws) + ((size_t)tiles * sizeof(T) + 255) / 256 * 256);
+    char *p = static_cast<char *>(ws);
+    tile_state<T> st;
     if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue; /* past 2^43 elements */
-    cudaError_t e = cudaMemsetAsync(flags, 0, (size_t)tiles * sizeof(uint32_t), stream);
+    st.aggregates = reinterpret_cast<T *>(p);
+    st.inclusives = reinterpret_cast<T *>(p + align256((size_t)tiles * sizeof(T)));
+    st.flags = reinterpret_cast<uint32_t *>(p + 2 * align256((size_t)tiles * sizeof(T)));
+    cudaError_t e = cudaMemsetAsync(st.flags, 0, (size_t)tiles * sizeof(uint32_t), stream);
     if (e != cudaSuccess) return e;
     scan_onepass_kernel<T, Op><<<(unsigned)tiles, scan_policy::threads, 0, stream>>>(
-        in, out, n, aligned16(in) && aligned16(out), inclusive, identity, flags, values);
+        in, out, n, aligned16(in) && aligned16(out), inclusive, identity, st);
     return cudaGetLastError();
 }
 
