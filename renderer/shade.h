@@ -85,11 +85,11 @@ GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float
         g = omw * gpi_snow_green(base) + w * gpi_snow_green(next);
         b = omw * 1.f + w * 1.f;
         maxAlpha = .6f + .4f * (1.f - pz);
-        /* The reference's fmaxf(fminf(m, 1), 0), written as selects: nvcc
-         * turns the fminf/fmaxf pair into a saturate, which sends NaN (a
-         * NaN depth from a file) to 0 where fminf gives 1. */
-        maxAlpha = maxAlpha < 1.f ? maxAlpha : 1.f; /* NaN -> 1, as fminf */
-        maxAlpha = .5f * (maxAlpha > 0.f ? maxAlpha : 0.f);
+        /* NaN first, as fminf(NaN, 1) would give it: nvcc turns the clamp
+         * below into a saturate (cvt.sat), which sends NaN (a NaN depth
+         * from a file) to 0 instead. */
+        if (maxAlpha != maxAlpha) maxAlpha = 1.f;
+        maxAlpha = .5f * fmaxf(fminf(maxAlpha, 1.f), 0.f);
         alpha = maxAlpha * expf(-1.f * 4.f * t * t);
     } else {
         r = cr; g = cg; b = cb;
