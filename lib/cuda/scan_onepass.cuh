@@ -52,16 +52,20 @@ __device__ __forceinline__ T warp_reduce(T v, Op op)
 
 /* ---- tile status for decoupled look-back ---------------------------------------
  * flag 0: nothing yet; 1: the tile's own total (aggregate) is published;
- * 2: the inclusive prefix through this tile is published too. Aggregate and
- * inclusive prefix live in separate slots, each written once: a reader that
- * saw flag 1 must still find the aggregate, even if the inclusive prefix
- * lands in between. Each value is written, fenced, then its flag, so a
- * reader that sees the flag (then fences) sees the value. */
+ * 2: the inclusive prefix through this tile is published.
+ * 4-byte types: flag and value share one 64-bit word, written and read with
+ * single aligned accesses, so a reader always sees a value together with the
+ * flag that describes it, and no fence is needed (CUB does the same).
+ * 8-byte types: aggregate and inclusive prefix have separate slots, each
+ * written once, and a fence orders value before flag (a reader that saw
+ * flag 1 must still find the aggregate even if the inclusive prefix lands in
+ * between). */
 enum : uint32_t { TILE_EMPTY = 0, TILE_AGGREGATE = 1, TILE_INCLUSIVE = 2 };
 
 template <typename T>
 struct tile_state {
-    uint32_t *flags;
+    unsigned long long *packed; /* 4-byte T */
+    uint32_t *flags;            /* 8-byte T */
     T *aggregates;
     T *inclusives;
 };
@@ -69,10 +73,46 @@ struct tile_state {
 template <typename T>
 __device__ __forceinline__ void tile_publish(tile_state<T> st, long long tile, T v, uint32_t flag)
 {
-    T *slot = flag == TILE_INCLUSIVE ? st.inclusives : st.aggregates;
-    *(volatile T *)&slot[tile] = v;
-    __threadfence();
-    *(volatile uint32_t *)&st.flags[tile] = flag;
+    if constexpr (sizeof(T) == 4) {
+        uint32_t bits;
+        memcpy(&bits, &v, 4);
+        *(volatile unsigned long long *)&st.packed[tile] = ((unsigned long long)flag << 32) | bits;
+    } else {
+        T *slot = flag == TILE_INCLUSIVE ? st.inclusives : st.aggregates;
+        *(volatile T *)&slot[tile] = v;
+        __threadfence();
+        *(volatile uint32_t *)&st.flags[tile] = flag;
+    }
+}
+
+template <typename T>
+struct tile_status {
+    uint32_t flag;
+    T value;
+};
+
+/* Wait for tile j's status. */
+template <typename T>
+__device__ __forceinline__ tile_status<T> tile_wait(tile_state<T> st, long long j)
+{
+    tile_status<T> r;
+    if constexpr (sizeof(T) == 4) {
+        unsigned long long w;
+        do {
+            w = *(volatile const unsigned long long *)&st.packed[j];
+        } while ((uint32_t)(w >> 32) == TILE_EMPTY);
+        uint32_t bits = (uint32_t)w;
+        memcpy(&r.value, &bits, 4);
+        r.flag = (uint32_t)(w >> 32);
+    } else {
+        do {
+            r.flag = *(volatile const uint32_t *)&st.flags[j];
+        } while (r.flag == TILE_EMPTY);
+        __threadfence();
+        r.value = r.flag == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j]
+                                           : *(volatile const T *)&st.aggregates[j];
+    }
+    return r;
 }
 
 /* Warp 0 of tile `tile` (> 0) finds the combined total of all earlier tiles. */
@@ -86,11 +126,9 @@ __device__ T tile_look_back(tile_state<T> st, long long tile, Op op, T identity,
         uint32_t f = TILE_INCLUSIVE;
         T v = identity;
         if (j >= 0) {
-            do {
-                f = *(volatile const uint32_t *)&st.flags[j];
-            } while (f == TILE_EMPTY);
-            __threadfence();
-            v = f == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j] : *(volatile const T *)&st.aggregates[j];
+            tile_status<T> ts = tile_wait(st, j);
+            f = ts.flag;
+            v = ts.value;
         }
         unsigned inclusive = __ballot_sync(0xffffffffu, f == TILE_INCLUSIVE);
         /* Lanes past the nearest inclusive tile must not count twice. */
@@ -294,6 +332,7 @@ template <typename T>
 size_t onepass_workspace_bytes(long long n)
 {
     size_t tiles = (size_t)((n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>());
+    if (sizeof(T) == 4) return align256(tiles * sizeof(unsigned long long));
     return 2 * align256(tiles * sizeof(T)) + align256(tiles * sizeof(uint32_t));
 }
 
@@ -314,12 +353,18 @@ cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T ide
 {
     const long long tiles = (n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>();
     char *p = static_cast<char *>(ws);
-    tile_state<T> st;
+    tile_state<T> st = {};
+    cudaError_t e;
     if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue; /* past 2^43 elements */
-    st.aggregates = reinterpret_cast<T *>(p);
-    st.inclusives = reinterpret_cast<T *>(p + align256((size_t)tiles * sizeof(T)));
-    st.flags = reinterpret_cast<uint32_t *>(p + 2 * align256((size_t)tiles * sizeof(T)));
-    cudaError_t e = cudaMemsetAsync(st.flags, 0, (size_t)tiles * sizeof(uint32_t), stream);
+    if (sizeof(T) == 4) {
+        st.packed = reinterpret_cast<unsigned long long *>(p);
+        e = cudaMemsetAsync(st.packed, 0, (size_t)tiles * sizeof(unsigned long long), stream);
+    } else {
+        st.aggregates = reinterpret_cast<T *>(p);
+        st.inclusives = reinterpret_cast<T *>(p + align256((size_t)tiles * sizeof(T)));
+        st.flags = reinterpret_cast<uint32_t *>(p + 2 * align256((size_t)tiles * sizeof(T)));
+        e = cudaMemsetAsync(st.flags, 0, (size_t)tiles * sizeof(uint32_t), stream);
+    }
     if (e != cudaSuccess) return e;
     scan_onepass_kernel<T, Op><<<(unsigned)tiles, scan_policy::threads, 0, stream>>>(
         in, out, n, aligned16(in) && aligned16(out), inclusive, identity, st);
