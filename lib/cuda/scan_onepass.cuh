@@ -24,10 +24,19 @@
 namespace gpi {
 
 /* ---- tuning: one place ------------------------------------------------------ */
+/* GPI_SCAN_THREADS / GPI_SCAN_VECTORS exist for tuning runs on the GPU
+ * machine (-D at build time); the defaults are the measured best. */
+#ifndef GPI_SCAN_THREADS
+#define GPI_SCAN_THREADS 256
+#endif
+#ifndef GPI_SCAN_VECTORS
+#define GPI_SCAN_VECTORS 8
+#endif
 struct scan_policy {
-    static constexpr int threads = 256;        /* main kernels */
-    static constexpr int small_threads = 1024; /* the one-block path */
-    static constexpr int vectors = 4;          /* 16-byte vectors per thread per tile */
+    static constexpr int threads = GPI_SCAN_THREADS; /* single-pass kernel */
+    static constexpr int vectors = GPI_SCAN_VECTORS; /* 16-byte vectors per thread per tile */
+    static constexpr int small_threads = 1024;       /* the one-block path */
+    static constexpr int small_vectors = 4;          /* (1024 threads cap registers at 64) */
 };
 
 /* ---- warp level --------------------------------------------------------------- */
@@ -147,10 +156,10 @@ __device__ T tile_look_back(tile_state<T> st, long long tile, Op op, T identity,
  * Vector k of thread t covers elements base + (k*THREADS + t)*VI + [0, VI):
  * loads are 16 bytes wide and coalesced across the warp. The global order of
  * (k, warp, lane) is k-major, which the warp-0 scan of warp totals follows. */
-template <typename T, int THREADS>
+template <typename T, int THREADS, int VECTORS>
 struct block_scan_tile {
     static constexpr int VI = 16 / sizeof(T) > 0 ? 16 / (int)sizeof(T) : 1;
-    static constexpr int VEC = scan_policy::vectors;
+    static constexpr int VEC = VECTORS;
     static constexpr int WARPS = THREADS / 32;
     static constexpr int GROUPS = VEC * WARPS;          /* (k, warp) groups */
     static constexpr int PER_LANE = GROUPS / 32;        /* groups warp 0 scans per lane */
@@ -165,11 +174,11 @@ struct block_scan_tile {
 };
 
 /* Load one tile (vectorized when `vec`), apply op within each vector. */
-template <typename T, int THREADS>
+template <typename T, int THREADS, int VECTORS>
 __device__ __forceinline__ void load_tile(const T *in, long long base, long long n, bool full, bool vec,
-                                          T (&x)[scan_policy::vectors][16 / sizeof(T)], T identity)
+                                          T (&x)[VECTORS][16 / sizeof(T)], T identity)
 {
-    using BT = block_scan_tile<T, THREADS>;
+    using BT = block_scan_tile<T, THREADS, VECTORS>;
     const int t = threadIdx.x;
 #pragma unroll
     for (int k = 0; k < BT::VEC; k++) {
@@ -186,11 +195,11 @@ __device__ __forceinline__ void load_tile(const T *in, long long base, long long
     }
 }
 
-template <typename T, int THREADS>
+template <typename T, int THREADS, int VECTORS>
 __device__ __forceinline__ void store_tile(T *out, long long base, long long n, bool full, bool vec,
-                                           const T (&x)[scan_policy::vectors][16 / sizeof(T)])
+                                           const T (&x)[VECTORS][16 / sizeof(T)])
 {
-    using BT = block_scan_tile<T, THREADS>;
+    using BT = block_scan_tile<T, THREADS, VECTORS>;
     const int t = threadIdx.x;
 #pragma unroll
     for (int k = 0; k < BT::VEC; k++) {
@@ -212,11 +221,11 @@ __device__ __forceinline__ void store_tile(T *out, long long base, long long n, 
 /* Scan one tile in registers and write it: the building block of both
  * kernels. LOOKBACK: chain tiles through flags/values; otherwise the tile
  * is the whole input. */
-template <typename T, typename Op, int THREADS, bool LOOKBACK>
+template <typename T, typename Op, int THREADS, int VECTORS, bool LOOKBACK>
 __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long long tile, bool vec,
                                           bool inclusive, T identity, tile_state<T> st)
 {
-    using BT = block_scan_tile<T, THREADS>;
+    using BT = block_scan_tile<T, THREADS, VECTORS>;
     __shared__ typename BT::storage s;
     Op op;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -224,7 +233,7 @@ __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long
     const bool full = base + BT::ITEMS <= n;
     T x[BT::VEC][BT::VI];
 
-    load_tile<T, THREADS>(in, base, n, full, vec, x, identity);
+    load_tile<T, THREADS, VECTORS>(in, base, n, full, vec, x, identity);
 
     /* thread: inclusive scan inside each vector */
     T agg[BT::VEC];
@@ -297,7 +306,7 @@ __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long
             for (int j = 0; j < BT::VI; j++) x[k][j] = op(p, x[k][j]);
         }
     }
-    store_tile<T, THREADS>(out, base, n, full, vec, x);
+    store_tile<T, THREADS, VECTORS>(out, base, n, full, vec, x);
 }
 
 /* ---- kernels ------------------------------------------------------------------ */
@@ -305,7 +314,7 @@ template <typename T, typename Op>
 __global__ void __launch_bounds__(scan_policy::small_threads)
 scan_small_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity)
 {
-    scan_tile<T, Op, scan_policy::small_threads, false>(in, out, n, 0, vec, inclusive, identity, tile_state<T>{});
+    scan_tile<T, Op, scan_policy::small_threads, scan_policy::small_vectors, false>(in, out, n, 0, vec, inclusive, identity, tile_state<T>{});
 }
 
 template <typename T, typename Op>
@@ -314,15 +323,21 @@ scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, 
 {
     /* Tiles follow blockIdx.x: blocks start in index order, so a block only
      * ever waits on tiles that are running or done (no deadlock). */
-    scan_tile<T, Op, scan_policy::threads, true>(in, out, n, blockIdx.x, vec, inclusive, identity, st);
+    scan_tile<T, Op, scan_policy::threads, scan_policy::vectors, true>(in, out, n, blockIdx.x, vec, inclusive, identity, st);
 }
 
 /* ---- host side ------------------------------------------------------------------ */
 template <typename T>
-constexpr long long small_scan_items() { return block_scan_tile<T, scan_policy::small_threads>::ITEMS; }
+constexpr long long small_scan_items()
+{
+    return block_scan_tile<T, scan_policy::small_threads, scan_policy::small_vectors>::ITEMS;
+}
 
 template <typename T>
-constexpr long long onepass_tile_items() { return block_scan_tile<T, scan_policy::threads>::ITEMS; }
+constexpr long long onepass_tile_items()
+{
+    return block_scan_tile<T, scan_policy::threads, scan_policy::vectors>::ITEMS;
+}
 
 /* Scratch for the one-pass kernel: aggregates, inclusive prefixes, flags,
  * each 256-byte aligned. */
