@@ -1,64 +1,142 @@
-/* cuda/find_repeats.cu - indices i with in[i] == in[i+1].
+/* cuda/find_repeats.cu - indices i with in[i] == in[i+1], in one pass.
  *
- * One pass: cub::DeviceSelect::Flagged selects from the index range
- * [0, n-1) (a counting iterator) with flags computed on the fly as
- * in[i] == in[i+1] (a transform iterator over the same indices). That is a
- * single decoupled-look-back kernel: the data is read once (the in[i+1] read
- * hits the same or the next cache line) and the indices are written once;
- * there is no flag array, separate scan or scatter pass. (DeviceSelect::If
- * with the same predicate spills registers for double on sm_90; Flagged
- * does not.)
+ * One kernel over tiles of the input, built from scan_onepass.cuh's pieces:
+ * each thread loads its 16-byte vectors, takes the element after each
+ * vector from shared memory (or, for the tile's last vector, from the next
+ * tile), marks the repeats in a bit mask, and counts them; the counts are
+ * scanned across the block and chained across tiles by decoupled look-back
+ * (integer sums: exact in any grouping), which gives each repeat its output
+ * position. The data is read once and each index written once: no flag
+ * array, no separate scan or scatter pass. The last tile writes the total.
+ *
  * Integers compare as raw words of their width (== is the same for signed
  * and unsigned); floats keep their own == (NaN never repeats, -0.0 == +0.0).
- * num_items is int64 in CUB, so n past 2^31 needs no chunking. */
+ * Counts are 32-bit (one packed look-back word) while n - 1 fits, else 64. */
 #include "internal.h"
+#include "scan_onepass.cuh"
 
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <cstdint>
 
 namespace {
 
-template <typename T>
-struct EqualsNext {
-    const T *in;
-    __device__ __forceinline__ bool operator()(const uint64_t &i) const { return in[i] == in[i + 1]; }
+struct repeats_policy {
+    static constexpr int threads = 256;
+    static constexpr int vectors = 4; /* 16-byte vectors per thread per tile */
 };
+
+template <typename C>
+struct CountSum {
+    __device__ __forceinline__ C operator()(C a, C b) const { return a + b; }
+};
+
+template <typename T>
+using repeats_tile = gpi::block_scan_tile<T, repeats_policy::threads, repeats_policy::vectors>;
+
+template <typename T, typename C>
+__global__ void __launch_bounds__(repeats_policy::threads)
+find_repeats_kernel(const T *in, long long n, bool vec, gpi::tile_state<C> st, uint64_t *out, C *count_out)
+{
+    constexpr int THREADS = repeats_policy::threads, VEC = repeats_policy::vectors;
+    using BT = repeats_tile<T>;
+    constexpr int VI = BT::VI;
+    __shared__ T first_of[THREADS * VEC]; /* first element of every vector of the tile */
+    const int t = threadIdx.x;
+    const long long tile = blockIdx.x, base = tile * BT::ITEMS;
+    const bool full = base + BT::ITEMS <= n;
+    T x[VEC][VI];
+    gpi::load_tile<T, THREADS, VEC>(in, base, n, full, vec, x, T(0));
+#pragma unroll
+    for (int k = 0; k < VEC; k++) first_of[k * THREADS + t] = x[k][0];
+    __syncthreads();
+
+    unsigned mask[VEC];
+    C count[VEC], before[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        const int v = k * THREADS + t;        /* vector index within the tile */
+        const long long e = base + (long long)v * VI; /* its first element */
+        T next = T(0);
+        if (v + 1 < THREADS * VEC) next = first_of[v + 1];
+        else if (e + VI < n) next = in[e + VI]; /* first element of the next tile */
+        unsigned m = 0;
+#pragma unroll
+        for (int j = 0; j < VI; j++) {
+            const T b = j + 1 < VI ? x[k][j + 1] : next;
+            if (e + j + 1 < n && x[k][j] == b) m |= 1u << j;
+        }
+        mask[k] = m;
+        count[k] = (C)__popc(m);
+    }
+    const C end = gpi::block_vector_prefixes<C, CountSum<C>, THREADS, VEC, true>(count, before, tile, C(0), st);
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        const long long e = base + ((long long)k * THREADS + t) * VI;
+        unsigned m = mask[k];
+        C pos = before[k];
+        while (m) {
+            const int j = __ffs(m) - 1;
+            out[pos++] = (uint64_t)(e + j);
+            m &= m - 1;
+        }
+    }
+    if (tile == (long long)gridDim.x - 1 && t == 0) *count_out = end;
+}
+
+template <typename T, typename C>
+gp_status run_repeats(gp_context *ctx, const T *in, size_t n, uint64_t *out, size_t *count_host)
+{
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    const long long tiles = ((long long)n + repeats_tile<T>::ITEMS - 1) / repeats_tile<T>::ITEMS;
+    const bool packed = sizeof(C) == 4;
+    /* Layout, each part 256-byte aligned: [count][look-back state]. */
+    const size_t state_bytes = packed ? gpi::align256((size_t)tiles * 8)
+                                      : 2 * gpi::align256((size_t)tiles * sizeof(C)) + gpi::align256((size_t)tiles * 4);
+    void *ws = nullptr;
+    C count = 0;
+    gp_status s;
+    cudaError_t e;
+    if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "find_repeats: too many tiles");
+    if ((s = gpi_workspace(ctx, 256 + 256 + state_bytes, &ws))) return s;
+    char *p = (char *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
+    C *d_count = (C *)p;
+    gpi::tile_state<C> st = {};
+    if (packed) {
+        st.packed = (unsigned long long *)(p + 256);
+        e = cudaMemsetAsync(st.packed, 0, (size_t)tiles * 8, stream);
+    } else {
+        st.aggregates = (C *)(p + 256);
+        st.inclusives = (C *)(p + 256 + gpi::align256((size_t)tiles * sizeof(C)));
+        st.flags = (uint32_t *)(p + 256 + 2 * gpi::align256((size_t)tiles * sizeof(C)));
+        e = cudaMemsetAsync(st.flags, 0, (size_t)tiles * 4, stream);
+    }
+    if ((s = gpi_cuda_status(ctx, e, "find_repeats cudaMemsetAsync"))) return s;
+    const bool vec = (uintptr_t)in % 16 == 0;
+    find_repeats_kernel<T, C><<<(unsigned)tiles, repeats_policy::threads, 0, stream>>>(in, (long long)n, vec, st, out,
+                                                                                     d_count);
+    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "find_repeats kernel launch"))) return s;
+    e = cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream);
+    if ((s = gpi_cuda_status(ctx, e, "find_repeats count cudaMemcpyAsync"))) return s;
+    if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "find_repeats cudaStreamSynchronize"))) return s;
+    if ((uint64_t)count > (uint64_t)(n - 1))
+        return gpi_error(ctx, GP_ERROR_INTERNAL, "find_repeats: impossible count %llu", (unsigned long long)count);
+    *count_host = (size_t)count;
+    return GP_SUCCESS;
+}
 
 template <typename T>
 gp_status repeats_typed(gp_context *ctx, const void *in, size_t n, uint64_t *out, size_t *count_host)
 {
-    cudaStream_t stream = (cudaStream_t)ctx->stream;
-    thrust::counting_iterator<uint64_t> index(0);
-    auto flags = thrust::make_transform_iterator(index, EqualsNext<T>{(const T *)in});
-    int64_t count = 0;
-    gp_status s;
-    if (n >= 2) {
-        const int64_t pairs = (int64_t)(n - 1);
-        size_t temp_bytes = 0;
-        void *ws = nullptr;
-        cudaError_t e = cub::DeviceSelect::Flagged(nullptr, temp_bytes, index, flags, out, (int64_t *)nullptr, pairs,
-                                                   stream);
-        if ((s = gpi_cuda_status(ctx, e, "cub::DeviceSelect::Flagged (size query)"))) return s;
-        /* Layout: [count: 256 bytes][CUB temp], aligned up to 256 in case a
-         * caller-provided workspace is not. */
-        if ((s = gpi_workspace(ctx, 512 + temp_bytes, &ws))) return s;
-        char *base = (char *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
-        int64_t *d_count = (int64_t *)base;
-        e = cub::DeviceSelect::Flagged(base + 256, temp_bytes, index, flags, out, d_count, pairs, stream);
-        if ((s = gpi_cuda_status(ctx, e, "cub::DeviceSelect::Flagged"))) return s;
-        e = cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream);
-        if ((s = gpi_cuda_status(ctx, e, "find_repeats count cudaMemcpyAsync"))) return s;
+    if (n < 2) {
+        /* Nothing to compare; still synchronize, as documented. */
+        gp_status s = gpi_cuda_status(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream),
+                                      "find_repeats cudaStreamSynchronize");
+        if (s == GP_SUCCESS) *count_host = 0;
+        return s;
     }
-    /* Also for n < 2: the call is documented to synchronize the stream. */
-    if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "find_repeats cudaStreamSynchronize"))) return s;
-    if (count < 0 || (n > 0 && (uint64_t)count > (uint64_t)(n - 1)))
-        return gpi_error(ctx, GP_ERROR_INTERNAL, "find_repeats: impossible count %lld", (long long)count);
-    *count_host = (size_t)count;
-    return GP_SUCCESS;
+    if (n - 1 <= UINT32_MAX) return run_repeats<T, uint32_t>(ctx, (const T *)in, n, out, count_host);
+    return run_repeats<T, unsigned long long>(ctx, (const T *)in, n, out, count_host);
 }
 
 } // namespace

@@ -32,12 +32,29 @@ namespace gpi {
 #ifndef GPI_SCAN_VECTORS
 #define GPI_SCAN_VECTORS 8
 #endif
+/* First back-off (ns) of a look-back lane that finds a tile not yet
+ * published; doubles up to 32x. 0: spin without sleeping. */
+#ifndef GPI_LOOKBACK_SLEEP
+#define GPI_LOOKBACK_SLEEP 0
+#endif
 struct scan_policy {
     static constexpr int threads = GPI_SCAN_THREADS; /* single-pass kernel */
     static constexpr int vectors = GPI_SCAN_VECTORS; /* 16-byte vectors per thread per tile */
     static constexpr int small_threads = 1024;       /* the one-block path */
     static constexpr int small_vectors = 4;          /* (1024 threads cap registers at 64) */
+    static constexpr unsigned lookback_sleep = GPI_LOOKBACK_SLEEP;
 };
+
+/* Back off between polls of a tile status that is not published yet. */
+__device__ __forceinline__ void lookback_pause(unsigned &ns)
+{
+#if GPI_LOOKBACK_SLEEP > 0
+    __nanosleep(ns);
+    if (ns < 32 * scan_policy::lookback_sleep) ns *= 2;
+#else
+    (void)ns;
+#endif
+}
 
 /* ---- warp level --------------------------------------------------------------- */
 template <typename T, typename Op>
@@ -105,18 +122,23 @@ template <typename T>
 __device__ __forceinline__ tile_status<T> tile_wait(tile_state<T> st, long long j)
 {
     tile_status<T> r;
+    unsigned ns = scan_policy::lookback_sleep;
     if constexpr (sizeof(T) == 4) {
         unsigned long long w;
-        do {
+        for (;;) {
             w = *(volatile const unsigned long long *)&st.packed[j];
-        } while ((uint32_t)(w >> 32) == TILE_EMPTY);
+            if ((uint32_t)(w >> 32) != TILE_EMPTY) break;
+            lookback_pause(ns);
+        }
         uint32_t bits = (uint32_t)w;
         memcpy(&r.value, &bits, 4);
         r.flag = (uint32_t)(w >> 32);
     } else {
-        do {
+        for (;;) {
             r.flag = *(volatile const uint32_t *)&st.flags[j];
-        } while (r.flag == TILE_EMPTY);
+            if (r.flag != TILE_EMPTY) break;
+            lookback_pause(ns);
+        }
         __threadfence();
         r.value = r.flag == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j]
                                            : *(volatile const T *)&st.aggregates[j];
@@ -160,17 +182,7 @@ template <typename T, int THREADS, int VECTORS>
 struct block_scan_tile {
     static constexpr int VI = 16 / sizeof(T) > 0 ? 16 / (int)sizeof(T) : 1;
     static constexpr int VEC = VECTORS;
-    static constexpr int WARPS = THREADS / 32;
-    static constexpr int GROUPS = VEC * WARPS;          /* (k, warp) groups */
-    static constexpr int PER_LANE = GROUPS / 32;        /* groups warp 0 scans per lane */
     static constexpr long long ITEMS = (long long)THREADS * VEC * VI;
-    static_assert(GROUPS % 32 == 0, "warp 0 scans the group totals in whole lanes");
-
-    struct storage {
-        T group_prefix[GROUPS]; /* exclusive prefix of each (k, warp) group within the tile */
-        T tile_prefix;          /* combined total of all earlier tiles */
-        T tile_total;
-    };
 };
 
 /* Load one tile (vectorized when `vec`), apply op within each vector. */
@@ -221,53 +233,48 @@ __device__ __forceinline__ void store_tile(T *out, long long base, long long n, 
 /* Scan one tile in registers and write it: the building block of both
  * kernels. LOOKBACK: chain tiles through flags/values; otherwise the tile
  * is the whole input. */
+/* Block level: each thread holds the totals of its VECTORS vectors (vector k
+ * of thread t is group (k, warp) in tile order, k-major). Writes into
+ * prefix[k] the combined total of everything before that vector: earlier
+ * tiles (found by look-back when LOOKBACK), earlier (k, warp) groups and
+ * earlier lanes. Returns the inclusive total through the end of the tile.
+ * Every thread of the block must call it (it has barriers). */
 template <typename T, typename Op, int THREADS, int VECTORS, bool LOOKBACK>
-__device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long long tile, bool vec,
-                                          bool inclusive, T identity, tile_state<T> st)
+__device__ __forceinline__ T block_vector_prefixes(T (&agg)[VECTORS], T (&prefix)[VECTORS], long long tile, T identity,
+                                                   tile_state<T> st)
 {
-    using BT = block_scan_tile<T, THREADS, VECTORS>;
-    __shared__ typename BT::storage s;
+    constexpr int WARPS = THREADS / 32, GROUPS = VECTORS * WARPS, PER_LANE = GROUPS / 32;
+    static_assert(GROUPS % 32 == 0, "warp 0 scans the group totals in whole lanes");
+    __shared__ T group_prefix[GROUPS];
+    __shared__ T tile_prefix, tile_end;
     Op op;
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    const long long base = tile * BT::ITEMS;
-    const bool full = base + BT::ITEMS <= n;
-    T x[BT::VEC][BT::VI];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
-    load_tile<T, THREADS, VECTORS>(in, base, n, full, vec, x, identity);
-
-    /* thread: inclusive scan inside each vector */
-    T agg[BT::VEC];
-#pragma unroll
-    for (int k = 0; k < BT::VEC; k++) {
-#pragma unroll
-        for (int j = 1; j < BT::VI; j++) x[k][j] = op(x[k][j - 1], x[k][j]);
-        agg[k] = x[k][BT::VI - 1];
-    }
     /* warp: inclusive scan of the vector totals, all k at once (independent chains) */
 #pragma unroll
     for (int off = 1; off < 32; off <<= 1) {
 #pragma unroll
-        for (int k = 0; k < BT::VEC; k++) {
+        for (int k = 0; k < VECTORS; k++) {
             T y = __shfl_up_sync(0xffffffffu, agg[k], off);
             if (lane >= off) agg[k] = op(y, agg[k]);
         }
     }
-    T lane_prefix[BT::VEC];
+    T lane_prefix[VECTORS];
 #pragma unroll
-    for (int k = 0; k < BT::VEC; k++) {
+    for (int k = 0; k < VECTORS; k++) {
         T y = __shfl_up_sync(0xffffffffu, agg[k], 1);
         lane_prefix[k] = lane == 0 ? identity : y;
-        if (lane == 31) s.group_prefix[k * BT::WARPS + warp] = agg[k]; /* warp total for now */
+        if (lane == 31) group_prefix[k * WARPS + warp] = agg[k]; /* warp total for now */
     }
     __syncthreads();
 
     /* block: warp 0 scans the (k, warp) group totals, then finds the tile prefix */
     if (warp == 0) {
-        T g[BT::PER_LANE];
+        T g[PER_LANE];
         T run = identity;
 #pragma unroll
-        for (int i = 0; i < BT::PER_LANE; i++) {
-            g[i] = s.group_prefix[lane * BT::PER_LANE + i];
+        for (int i = 0; i < PER_LANE; i++) {
+            g[i] = group_prefix[lane * PER_LANE + i];
             run = op(run, g[i]);
         }
         T incl = warp_inclusive_scan(run, op, lane);
@@ -275,28 +282,57 @@ __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long
         if (lane == 0) excl = identity;
         T total = __shfl_sync(0xffffffffu, incl, 31);
 #pragma unroll
-        for (int i = 0; i < BT::PER_LANE; i++) {
-            s.group_prefix[lane * BT::PER_LANE + i] = excl;
+        for (int i = 0; i < PER_LANE; i++) {
+            group_prefix[lane * PER_LANE + i] = excl;
             excl = op(excl, g[i]);
         }
-        T prefix = identity;
+        T before = identity;
         if (LOOKBACK) {
             if (tile == 0) {
                 if (lane == 0) tile_publish(st, tile, total, TILE_INCLUSIVE);
             } else {
                 if (lane == 0) tile_publish(st, tile, total, TILE_AGGREGATE);
-                prefix = tile_look_back<T, Op>(st, tile, op, identity, lane);
-                if (lane == 0) tile_publish(st, tile, op(prefix, total), TILE_INCLUSIVE);
+                before = tile_look_back<T, Op>(st, tile, op, identity, lane);
+                if (lane == 0) tile_publish(st, tile, op(before, total), TILE_INCLUSIVE);
             }
         }
-        if (lane == 0) s.tile_prefix = prefix;
+        if (lane == 0) {
+            tile_prefix = before;
+            tile_end = op(before, total);
+        }
     }
     __syncthreads();
-
-    /* every thread: prefix of its first element, then rewrite its vectors */
 #pragma unroll
-    for (int k = 0; k < BT::VEC; k++) {
-        T p = op(op(s.tile_prefix, s.group_prefix[k * BT::WARPS + warp]), lane_prefix[k]);
+    for (int k = 0; k < VECTORS; k++) prefix[k] = op(op(tile_prefix, group_prefix[k * WARPS + warp]), lane_prefix[k]);
+    return tile_end;
+}
+
+/* Scan one tile in registers and write it: the building block of both scan
+ * kernels. LOOKBACK: chain tiles through `st`; otherwise the tile is the
+ * whole input. */
+template <typename T, typename Op, int THREADS, int VECTORS, bool LOOKBACK>
+__device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long long tile, bool vec,
+                                          bool inclusive, T identity, tile_state<T> st)
+{
+    using BT = block_scan_tile<T, THREADS, VECTORS>;
+    Op op;
+    const long long base = tile * BT::ITEMS;
+    const bool full = base + BT::ITEMS <= n;
+    T x[VECTORS][BT::VI], agg[VECTORS], prefix[VECTORS];
+
+    load_tile<T, THREADS, VECTORS>(in, base, n, full, vec, x, identity);
+    /* thread: inclusive scan inside each vector */
+#pragma unroll
+    for (int k = 0; k < VECTORS; k++) {
+#pragma unroll
+        for (int j = 1; j < BT::VI; j++) x[k][j] = op(x[k][j - 1], x[k][j]);
+        agg[k] = x[k][BT::VI - 1];
+    }
+    block_vector_prefixes<T, Op, THREADS, VECTORS, LOOKBACK>(agg, prefix, tile, identity, st);
+    /* every thread: rewrite its vectors from their prefixes */
+#pragma unroll
+    for (int k = 0; k < VECTORS; k++) {
+        const T p = prefix[k];
         if (!inclusive) {
 #pragma unroll
             for (int j = BT::VI - 1; j > 0; j--) x[k][j] = op(p, x[k][j - 1]);
