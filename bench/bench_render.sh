@@ -9,7 +9,7 @@
 #                CSV (also write the table as CSV to this file)
 # Each run is `renderer --scene S --size N --bench FRAMES --backend BACKEND`
 # (snowsingle: --scene-file SNOW_PAR instead of --scene). The renderer prints
-# a line containing "mean" and the milliseconds per frame (clear + advance +
+# a line containing "mean" or "ms per frame" with the milliseconds per frame (clear + advance +
 # render, synchronized, mean of the frames); this script takes the number
 # before "ms" on that line (else the first number after "mean") and prints
 # the raw line when it cannot parse it.
@@ -75,7 +75,7 @@ for size in $SIZES; do
         log=$(mktemp)
         $TO "$RENDERER" "${args[@]}" --size "$size" --bench "$FRAMES" --backend "$BACKEND" >"$log" 2>&1
         rc=$?
-        line=$(grep -i 'mean' "$log" | tail -1)
+        line=$(grep -iE 'mean|ms per frame' "$log" | tail -1)
         ms=""
         if [ -n "$line" ]; then
             # the number right before "ms" ...
