@@ -13,25 +13,48 @@
  * coalesced loads, then each thread computes 4 outputs, a warp storing 32
  * consecutive elements at a time.
  *
- * 2-D: register sliding down columns, with a shared row buffer for the
- * west/east neighbours. A block of 256 threads owns 256 consecutive columns
- * of a strip of 64 rows; each thread walks down its column keeping the rows
- * r-1, r, r+1 in registers, so north and south cost nothing beyond the one
- * coalesced load of each row. Only west/east cross threads: the centre rows
- * go through a small double-buffered shared array (plus one halo column per
- * side, fetched by two threads), one barrier per group of K rows.
- * Why not a 2-D shared tile with a halo ring: every tile would re-read its
- * top and bottom halo rows and fetch its side halos as one 32-byte sector
- * per element; here a strip re-reads 2 of 66 rows and the side halos cost 2
- * sectors per 256 columns, so DRAM traffic stays close to one read and one
- * write, i.e. copy speed. K rows per group (8 floats, 4 doubles: 32 bytes
- * per thread) are loaded together so that enough bytes are in flight.
+ * 2-D, main kernel (cols a multiple of N = 16 / sizeof(T) and both
+ * pointers 16-byte aligned, so every row starts 16-byte aligned): register
+ * sliding down columns in 16-byte words, with no shared memory and no
+ * barrier. Each thread owns N consecutive columns (one float4 / double2) of
+ * a strip of 64 rows; a block of 128 threads covers 128 N columns. Down its
+ * columns a thread keeps a ring of 8 rows in registers and, after computing
+ * row p from rows p-1, p, p+1, reloads the dead slot with row p + 7: each
+ * LDG.128 is issued 6 rows (96 bytes per thread) before it is needed, so a
+ * thread always has loads in flight while it computes and stores (the old
+ * kernel waited at a barrier for each group of rows). West and east
+ * neighbours inside the word are registers; across words they come from the
+ * neighbouring lanes by shuffle; lanes 0 and 31 also load the halo column
+ * on their side, one scalar load per row that hits the line a neighbouring
+ * warp reads anyway. The lane just past the last column loads that row's
+ * east boundary column as its element 0, for its neighbour's shuffle. A
+ * strip re-reads 2 of 66 rows, from L2 mostly. The launch bound caps
+ * registers at 64 (floats) / 72 (doubles), no spills: 8 (7) blocks of 128
+ * threads per SM, about 96 (86) KB of loads in flight per SM.
+ * Predicted on an H200: 16384^2 float CLAMP 0.661 -> ~0.54 ms (~4000 GB/s,
+ * 93% of copy), limited by DRAM, not by issue (per output: 1/N of an LDG
+ * and STG, 2/N shuffles, 9 float ops).
+ *
+ * 2-D, fallback kernel (cols not a multiple of N, or a buffer not 16-byte
+ * aligned): the scalar form of the same sliding, with a shared row buffer
+ * for the west/east neighbours. A block of 256 threads owns 256 consecutive
+ * columns of a strip of 64 rows; each thread walks down its column keeping
+ * the rows r-1, r, r+1 in registers. The centre rows go through a small
+ * double-buffered shared array (plus one halo column per side, fetched by
+ * two threads), one barrier per group of K rows (8 floats, 4 doubles: 32
+ * bytes of loads per thread).
+ * Why not a 2-D shared tile with a halo ring (either kernel): every tile
+ * would re-read its top and bottom halo rows and fetch its side halos as one
+ * 32-byte sector per element; here a strip re-reads 2 of 66 rows and the
+ * side halos cost 2 sectors per warp row, so DRAM traffic stays close to
+ * one read and one write, i.e. copy speed.
  *
  * All indices are 64-bit (signed: position -1 is the west/north halo), and
  * blocks loop over tiles and strips so no grid dimension passes its limit. */
 #include "internal.h"
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 namespace {
 
@@ -44,6 +67,16 @@ constexpr int k1dTile = k1dThreads * k1dItems;
 
 constexpr int k2dThreads = 256;  // columns per block
 constexpr int k2dStrip = 64;     // rows per block
+
+constexpr int k2vThreads = 128;  // 16-byte words per block row: 512 floats, 256 doubles
+constexpr int k2vStrip = 64;     // rows per block
+constexpr int k2vRing = 8;       // rows held per thread: 6 rows (96 bytes) of loads in flight
+
+// A 16-byte word of 16 / sizeof(T) elements: one LDG/STG.128.
+template <typename T>
+struct alignas(16) Vec16 {
+    T e[16 / sizeof(T)];
+};
 
 __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
@@ -160,6 +193,102 @@ stencil_2d_kernel(const T *__restrict__ in, T *__restrict__ out, long long rows,
     }
 }
 
+/* The 2-D kernel on 16-byte words (cols a multiple of N = 16 / sizeof(T),
+ * both pointers 16-byte aligned); see the header comment. The minimum of
+ * resident blocks caps registers (64 for floats, 72 for doubles: the most
+ * that spills nothing); uncapped, ptxas spends 80-118 on hoisted row
+ * addresses and fewer blocks fit. */
+template <typename T, int BC>
+__global__ void __launch_bounds__(k2vThreads, sizeof(T) == 4 ? 8 : 7)
+stencil_2d_vec_kernel(const T *__restrict__ in, T *__restrict__ out, long long rows, long long cols, T wc, T wn,
+                      T ws, T ww, T we, long long col_tiles, long long strips)
+{
+    constexpr int N = 16 / (int)sizeof(T);  // elements per thread and row
+    constexpr int R = k2vRing;
+    static_assert(k2vStrip % R == 0, "a strip holds whole turns of the ring");
+    using V = Vec16<T>;
+    const unsigned lane = threadIdx.x % 32;
+
+    for (long long sy = blockIdx.y; sy < strips; sy += gridDim.y) {
+        for (long long bx = blockIdx.x; bx < col_tiles; bx += gridDim.x) {
+            const long long r0 = sy * k2vStrip;
+            const long long r_end = r0 + k2vStrip < rows ? r0 + k2vStrip : rows;
+            const long long c = (bx * k2vThreads + threadIdx.x) * N;  // this thread's first column
+            const bool inside = c < cols;                              // then all N columns are inside
+            // A thread past the last column loads, as element 0, the column
+            // it stands on under the boundary rule: for the one just past the
+            // end that is the east boundary column, which its west neighbour
+            // takes by shuffle; further ones read zero and store nothing.
+            const long long xc = resolve<BC>(c, cols);
+            // Lane 0 fetches the west halo column, lane 31 the east one.
+            const long long hc = lane == 0 ? resolve<BC>(c - 1, cols) : lane == 31 ? resolve<BC>(c + N, cols) : -1;
+            const bool vload = inside, sload = !inside && xc >= 0, hload = hc >= 0;
+            const T *const pv = in + (inside ? c : sload ? xc : 0);
+            const T *const ph = in + (hload ? hc : 0);
+
+            // Row p under the boundary rule: v gets its N elements (or zeros),
+            // h its halo element (lanes 0 and 31; zero elsewhere).
+            auto load = [&](long long p, V &v, T &h) {
+                const long long rr = resolve<BC>(p, rows);
+                const long long off = rr * cols;
+                v = V();
+                h = T(0);
+                if (rr >= 0) {
+                    if (vload) v = *(const V *)(pv + off);
+                    else if (sload) v.e[0] = pv[off];
+                    if (hload) h = ph[off];
+                }
+            };
+
+            // A ring of R rows. Entering step i of an iteration at row r,
+            // slot j holds row r - 1 + j for j >= i and row r - 1 + j + R for
+            // j < i (win: the thread's N elements, hal: its halo element).
+            // Step i computes row p = r + i from slots i, i+1, i+2 (rows p-1,
+            // p, p+1), after which slot i is dead and takes row p - 1 + R:
+            // each load is issued R - 2 rows before its first use.
+            V win[R];
+            T hal[R];
+#pragma unroll
+            for (int j = 0; j < R; ++j) {
+                if (r0 - 1 + j <= r_end) load(r0 - 1 + j, win[j], hal[j]);  // rows up to r_end are read
+                else {
+                    win[j] = V();
+                    hal[j] = T(0);
+                }
+            }
+
+            for (long long r = r0; r < r_end; r += R) {
+#pragma unroll
+                for (int i = 0; i < R; ++i) {
+                    const long long p = r + i;
+                    if (p < r_end) {  // uniform across the block, like every bound here
+                        const V &nv = win[i], &cv = win[(i + 1) % R], &sv = win[(i + 2) % R];
+                        // Every lane shuffles, then lanes 0 and 31 take their halo.
+                        T west = __shfl_up_sync(0xffffffffu, cv.e[N - 1], 1);
+                        T east = __shfl_down_sync(0xffffffffu, cv.e[0], 1);
+                        if (lane == 0) west = hal[(i + 1) % R];
+                        if (lane == 31) east = hal[(i + 1) % R];
+                        V o;
+#pragma unroll
+                        for (int e = 0; e < N; ++e) {
+                            const T w = e == 0 ? west : cv.e[e - 1];
+                            const T x = e == N - 1 ? east : cv.e[e + 1];
+                            T acc = mul(wc, cv.e[e]);
+                            acc = add(acc, mul(wn, nv.e[e]));
+                            acc = add(acc, mul(ws, sv.e[e]));
+                            acc = add(acc, mul(ww, w));
+                            acc = add(acc, mul(we, x));
+                            o.e[e] = acc;
+                        }
+                        if (inside) *(V *)(out + p * cols + c) = o;
+                    }
+                    if (p - 1 + R <= r_end) load(p - 1 + R, win[i], hal[i]);
+                }
+            }
+        }
+    }
+}
+
 template <typename T>
 unsigned grid_dim(T count, unsigned limit)
 {
@@ -179,10 +308,21 @@ template <typename T, int BC>
 cudaError_t launch_2d(const gp_stencil5 *w, const void *in, void *out, size_t rows, size_t cols,
                       cudaStream_t stream)
 {
+    constexpr size_t N = 16 / sizeof(T);
+    const bool vec = ((((uintptr_t)in | (uintptr_t)out) & 15) == 0) && cols % N == 0;
+    const long long strips = (long long)((rows + k2dStrip - 1) / k2dStrip);
+    static_assert(k2dStrip == k2vStrip, "both kernels cut the same strips");
+    if (vec) {
+        const long long col_tiles = (long long)((cols / N + k2vThreads - 1) / k2vThreads);
+        const dim3 grid(grid_dim(col_tiles, kMaxGridX), grid_dim(strips, kMaxGridY));
+        stencil_2d_vec_kernel<T, BC><<<grid, k2vThreads, 0, stream>>>(
+            (const T *)in, (T *)out, (long long)rows, (long long)cols, (T)w->center, (T)w->north, (T)w->south,
+            (T)w->west, (T)w->east, col_tiles, strips);
+        return cudaGetLastError();
+    }
     constexpr int K = 32 / (int)sizeof(T);  // rows per group: 32 bytes of loads in flight per thread
     static_assert(k2dStrip % K == 0, "a strip holds whole groups");
     const long long col_tiles = (long long)((cols + k2dThreads - 1) / k2dThreads);
-    const long long strips = (long long)((rows + k2dStrip - 1) / k2dStrip);
     const dim3 grid(grid_dim(col_tiles, kMaxGridX), grid_dim(strips, kMaxGridY));
     stencil_2d_kernel<T, BC, K><<<grid, k2dThreads, 0, stream>>>(
         (const T *)in, (T *)out, (long long)rows, (long long)cols, (T)w->center, (T)w->north, (T)w->south,
