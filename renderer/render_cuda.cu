@@ -54,7 +54,17 @@ struct Policy {
     static constexpr int kRowsPerThread = 4; /* each thread shades a column of this many pixels */
     static constexpr int kTileThreads = kTile * kTile / kRowsPerThread; /* 64 */
     static constexpr int kChunk = kTileThreads;  /* circles culled per step: one per thread */
-    static constexpr int kMinTileBlocksPerSM = 12; /* register cap for the shading kernel */
+    /* Register cap for the shading kernel: 65536 / (threads * this) registers
+     * per thread: 24 resident warps per SM give 85 registers (R = 8 needs
+     * about 100 registers: use 16 warps, 128 registers). */
+    static constexpr int kTileWarpsPerSM = 24;
+    static constexpr int kMinTileBlocksPerSM = kTileWarpsPerSM * 32 / kTileThreads;
+    /* Non-snow shading blends with one FMA per channel (and defers the cover
+     * path's alpha adds to the span's end) whenever a per-span check proves
+     * it exact (see fast_acc_ok); false: always gpi_shade's two operations. */
+    static constexpr bool kFmaBlend = true;
+    /* Unroll factor of the per-circle shading loop (1: none). */
+    static constexpr int kShadeUnroll = 1;
     static constexpr int kWarps = kTileThreads / 32;
     static constexpr int kWarpRows = 32 / kTile * kRowsPerThread; /* pixel rows one warp shades */
     /* Unbinned path when n <= kSmallN and n * tiles <= kSmallTests. */
@@ -204,8 +214,12 @@ __global__ void __launch_bounds__(P::kBinThreads)
         x0 = x1 = y0 = y1 = 0; /* draws nothing */
     }
     geom[i] = make_float4(px, py, pz, r);
+    /* Colours are kept premultiplied by alpha: gpi_shade's alpha * r with
+     * alpha = .5f, the very same rounded product, so the shading's
+     * alpha*C + (1-alpha)*c becomes h + .5f*c with identical results. */
     if (col)
-        colour[i] = make_float4(col[3 * (size_t)i], col[3 * (size_t)i + 1], col[3 * (size_t)i + 2], 0.f);
+        colour[i] = make_float4(__fmul_rn(.5f, col[3 * (size_t)i]), __fmul_rn(.5f, col[3 * (size_t)i + 1]),
+                                __fmul_rn(.5f, col[3 * (size_t)i + 2]), 0.f);
     else
         colour[i] = make_float4(0.f, 0.f, 0.f, 0.f);
     box[i] = make_uint2((uint32_t)x0 | ((uint32_t)x1 << 16) | (unsafe ? kUnsafe : 0u),
@@ -336,7 +350,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
 
 struct TileArgs {
     const float4 *geom;   /* x, y, z, radius */
-    const float4 *colour; /* r, g, b, - */
+    const float4 *colour; /* .5 * (r, g, b), - */
     const uint2 *box;     /* packed pixel boxes */
     const uint64_t *list; /* binned: sorted (tile << 32 | circle) keys */
     const uint2 *ranges;  /* binned: each tile's [start, end) in list */
@@ -347,6 +361,124 @@ struct TileArgs {
     int first; /* start from the background (else from the image: a later batch) */
 };
 
+/* ---- ordinary (non-snow) blending ---------------------------------------------
+ * gpi_shade with alpha = .5f does, per channel, c = fl(fl(.5f*C) + fl(.5f*c))
+ * (1 - .5f is .5f exactly) and a = fl(a + .5f). pack_kernel stores
+ * h = fl(.5f*C), so the exact blend fl(h + fl(.5f*c)) is the reference's own
+ * operations (float addition is commutative).
+ *
+ * Fast blend, one FMA: fmaf(.5f, c, h) = RN(h + .5*c) (a single rounding of
+ * the exact value). It equals fl(h + fl(.5f*c)) whenever .5*c is itself a
+ * float, which holds for every c >= 2^-125 (c's ulp is then >= 2^-148, so
+ * .5*c is a multiple of 2^-149 and at least 2^-126: a normal float) and for
+ * c = +inf. fast_acc_ok (each thread, warp-wide) and the circles' h >= 0
+ * (block-wide, on the chunk's barrier) prove it for a span of up to
+ * kFastSpan = 64 blends: at its start every c >= 2^-60; each blend then gives
+ * c' = RN(h + .5c) >= RN(.5c) = .5c (monotonic rounding), so the span's m-th
+ * blend (m <= 64) reads c >= 2^-60 * 2^-(m-1) >= 2^-123. Since also
+ * c' >= RN(h) = h, a pixel only gets near 2^-60 under 60-odd circles whose
+ * channel is 0 (or below 2^-59); such spans, and negative or NaN colours,
+ * take the exact path. Checked on the host by brute force over 10^9
+ * (c, h) pairs and 2M random 64-blend spans, bit for bit.
+ *
+ * Deferred alpha (fast spans only): a is 1 (background) plus .5 per blend,
+ * so at a fast span's start fast_acc_ok also checks that each a is a
+ * multiple of .5 with |a| <= 2^22. The span adds at most 64 halves: every
+ * partial sum, in any order, is a multiple of .5 below 2^23, so representable
+ * and every addition exact. So the cover path's adds may be summed in a
+ * per-thread acov (the same for all R rows: a cover circle hits every pixel of
+ * the warp) and added once at the span's end, with the reference's result. */
+constexpr float kFastMinC = 8.67361737988403547e-19f; /* 2^-60 */
+constexpr float kFastMaxA = 4194304.f;                 /* 2^22 */
+constexpr uint32_t kFastSpan = 64;                     /* blends per check */
+
+template <int R>
+__device__ __forceinline__ bool fast_acc_ok(const gpi_rgba (&acc)[R])
+{
+    bool ok = true;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const float a2 = __fadd_rn(acc[r].a, acc[r].a); /* exact: |a| <= 2^22 when it matters */
+        ok = ok & (acc[r].r >= kFastMinC) & (acc[r].g >= kFastMinC) & (acc[r].b >= kFastMinC) &
+             (fabsf(acc[r].a) <= kFastMaxA) & (truncf(a2) == a2);
+    }
+    return ok;
+}
+
+/* c = alpha*C + (1-alpha)*c on r, g, b, as argued above. */
+template <bool FAST>
+__device__ __forceinline__ void blend_rgb(gpi_rgba &c, const float4 &h)
+{
+    if (FAST) {
+        c.r = __fmaf_rn(.5f, c.r, h.x);
+        c.g = __fmaf_rn(.5f, c.g, h.y);
+        c.b = __fmaf_rn(.5f, c.b, h.z);
+    } else {
+        c.r = __fadd_rn(h.x, __fmul_rn(.5f, c.r));
+        c.g = __fadd_rn(h.y, __fmul_rn(.5f, c.g));
+        c.b = __fadd_rn(h.z, __fmul_rn(.5f, c.b));
+    }
+}
+
+/* Shade one staged chunk of ordinary circles over a thread's R pixels, in
+ * list order. sg[k] = (x, y, r*r, flags as bits), sh[k] = .5 * colour. The
+ * flag tests are uniform across the warp. */
+template <bool FAST, int R>
+__device__ __forceinline__ void shade_plain_chunk(gpi_rgba (&acc)[R], const float4 *sg, const float4 *sh,
+                                                  const uint2 *sb, uint32_t total, uint32_t mybit,
+                                                  uint32_t mycover, float cx, const float (&cy)[R], int i, int j0)
+{
+    float acov = 0.f; /* FAST: the cover path's deferred alpha */
+#pragma unroll(P::kShadeUnroll)
+    for (uint32_t k = 0; k < total; ++k) {
+        const float4 q = sg[k];
+        const uint32_t f = __float_as_uint(q.w);
+        if (!(f & mybit)) continue;
+        const float4 h = sh[k];
+        if (f & mycover) {
+            /* Every pixel passes the test (rect_covered), and ordinary
+             * shading does not depend on the distance. */
+            if (FAST) acov = __fadd_rn(acov, .5f);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                blend_rgb<FAST>(acc[r], h);
+                if (!FAST) acc[r].a = __fadd_rn(acc[r].a, .5f);
+            }
+        } else {
+            /* gpi_shade's test: dx = px - cx, d2 = dx*dx + dy*dy, skip when
+             * d2 > r*r (so a NaN d2 shades, as there). */
+            const float dx = __fsub_rn(q.x, cx);
+            const float dx2 = __fmul_rn(dx, dx);
+            if (!(f & kUnsafe)) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const float dy = __fsub_rn(q.y, cy[r]);
+                    if (!(__fadd_rn(dx2, __fmul_rn(dy, dy)) > q.z)) {
+                        blend_rgb<FAST>(acc[r], h);
+                        acc[r].a = __fadd_rn(acc[r].a, .5f);
+                    }
+                }
+            } else {
+                /* Rare (huge coordinates): the reference's box limit, per pixel. */
+                const Box b = unpack_box(sb[k]);
+                const bool inx = i >= b.x0 && i < b.x1;
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const float dy = __fsub_rn(q.y, cy[r]);
+                    if (inx && j0 + r >= b.y0 && j0 + r < b.y1 && !(__fadd_rn(dx2, __fmul_rn(dy, dy)) > q.z)) {
+                        blend_rgb<FAST>(acc[r], h);
+                        acc[r].a = __fadd_rn(acc[r].a, .5f);
+                    }
+                }
+            }
+        }
+    }
+    if (FAST) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[r].a = __fadd_rn(acc[r].a, acov);
+    }
+}
+
 /* One block per tile. Thread t shades pixels (tx*T + t%T, ty*T + (t/T)*R + k),
  * k < R; warp w owns tile rows [w*kWarpRows, (w+1)*kWarpRows). Every thread
  * runs the chunk loop the same number of times (count is per block). */
@@ -355,11 +487,12 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
 {
     constexpr int T = P::kTile, R = P::kRowsPerThread, C = P::kChunk, NW = P::kWarps;
     /* Double-buffered, so one barrier separates a chunk's compaction from its
-     * shading and one separates the shading from the next compaction. */
+     * shading and one separates the shading from the next compaction.
+     * s_geom: snow: x, y, z, radius; else x, y, r*r, flags (bits). */
     __shared__ float4 s_geom[2][C];
-    __shared__ float4 s_col[2][SNOW ? 1 : C];
-    __shared__ uint32_t s_flags[2][C]; /* warp mask | kUnsafe */
-    __shared__ uint2 s_box[2][C];
+    __shared__ float4 s_col[2][SNOW ? 1 : C];     /* .5 * colour */
+    __shared__ uint32_t s_flags[2][SNOW ? C : 1]; /* snow: warp mask | kUnsafe */
+    __shared__ uint2 s_box[2][C];                 /* written for unsafe circles only */
     __shared__ uint32_t s_wcount[2][NW];
 
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -455,11 +588,18 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
             if (w < warp) off += v;
             total += v;
         }
+        /* This chunk's colours allow the fast blend (h >= 0; NaN fails). */
+        const bool col_ok = SNOW || !flags || (c.x >= 0.f && c.y >= 0.f && c.z >= 0.f);
         if (flags) {
-            s_geom[buf][off] = g;
-            if constexpr (!SNOW) s_col[buf][off] = c;
-            s_flags[buf][off] = flags;
-            s_box[buf][off] = bx;
+            if constexpr (SNOW) {
+                s_geom[buf][off] = g;
+                s_flags[buf][off] = flags;
+            } else {
+                /* r*r as gpi_shade's maxd2 = rad * rad. */
+                s_geom[buf][off] = make_float4(g.x, g.y, __fmul_rn(g.w, g.w), __uint_as_float(flags));
+                s_col[buf][off] = c;
+            }
+            if (flags & kUnsafe) s_box[buf][off] = bx;
         }
         /* Stage the next chunk (its loads overlap the shading below). */
         cur_ok = nxt_ok;
@@ -471,34 +611,39 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
         }
         nxt_ok = base + 2u * C + (uint32_t)t < count;
         if (BINNED && nxt_ok) nxt_idx = (uint32_t)a.list[begin + base + 2u * C + t];
-        __syncthreads();
+        const bool chunk_col_ok = __syncthreads_and(col_ok) != 0;
 
-        /* Shade, in list order. The flag test is uniform across the warp. */
-        for (uint32_t k = 0; k < total; ++k) {
-            const uint32_t f = s_flags[buf][k];
-            if (!(f & mybit)) continue;
-            const float4 q = s_geom[buf][k];
-            float4 qc = make_float4(0.f, 0.f, 0.f, 0.f);
-            if constexpr (!SNOW) qc = s_col[buf][k];
-            if (!SNOW && (f & mycover)) {
-                /* Every pixel passes the test, and ordinary shading does
-                 * not depend on the distance: gpi_shade with a centre at
-                 * the pixel (d2 = 0 <= 1, folded away) does the same blend. */
+        if constexpr (SNOW) {
+            /* Shade, in list order. The flag test is uniform across the warp. */
+            for (uint32_t k = 0; k < total; ++k) {
+                const uint32_t f = s_flags[buf][k];
+                if (!(f & mybit)) continue;
+                const float4 q = s_geom[buf][k];
+                if (!(f & kUnsafe)) {
 #pragma unroll
-                for (int r = 0; r < R; ++r)
-                    gpi_shade(&acc[r], 0.f, 0.f, 0.f, 0.f, q.z, 1.f, qc.x, qc.y, qc.z, 0);
-            } else if (!(f & kUnsafe)) {
+                    for (int r = 0; r < R; ++r)
+                        gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, 0.f, 0.f, 0.f, 1);
+                } else {
+                    /* Rare (huge coordinates): the reference's box limit, per pixel. */
+                    const Box b = unpack_box(s_box[buf][k]);
+                    const bool bx_in = i >= b.x0 && i < b.x1;
 #pragma unroll
-                for (int r = 0; r < R; ++r)
-                    gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, qc.x, qc.y, qc.z, SNOW ? 1 : 0);
-            } else {
-                /* Rare (huge coordinates): the reference's box limit, per pixel. */
-                const Box b = unpack_box(s_box[buf][k]);
-                const bool bx_in = i >= b.x0 && i < b.x1;
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-                    if (bx_in && j0 + r >= b.y0 && j0 + r < b.y1)
-                        gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, qc.x, qc.y, qc.z, SNOW ? 1 : 0);
+                    for (int r = 0; r < R; ++r)
+                        if (bx_in && j0 + r >= b.y0 && j0 + r < b.y1)
+                            gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, 0.f, 0.f, 0.f, 1);
+                }
+            }
+        } else {
+            /* The fast blend's proof covers 64 blends at a time; with
+             * kChunk <= 64 (the default) this loop runs once. */
+            for (uint32_t s0 = 0; s0 < total; s0 += kFastSpan) {
+                const uint32_t m = min(total - s0, (uint32_t)kFastSpan);
+                if (P::kFmaBlend && chunk_col_ok && __all_sync(kFull, fast_acc_ok(acc)))
+                    shade_plain_chunk<true>(acc, s_geom[buf] + s0, s_col[buf] + s0, s_box[buf] + s0, m, mybit, mycover,
+                                            cx, cy, i, j0);
+                else
+                    shade_plain_chunk<false>(acc, s_geom[buf] + s0, s_col[buf] + s0, s_box[buf] + s0, m, mybit,
+                                             mycover, cx, cy, i, j0);
             }
         }
     }
