@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Nsight Compute profiles of the kernels that matter most, on the GPU
+# machine: speed of light, occupancy and warp stall reasons for the scan,
+# find-repeats, stencil and transpose kernels, and the per-kernel time split
+# of one renderer frame. Clocks are left alone (--clock-control none).
+#   bench/profile.sh [BUILD_DIR]      (default build-gpu); output on stdout
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build-gpu}
+NCU="ncu --clock-control none"
+SECTIONS="--section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis"
+for k in scan_onepass_kernel find_repeats_kernel stencil transpose; do
+    echo "==== $k"
+    case $k in
+    scan*) only=scan ;; find*) only=find_repeats ;; stencil) only=stencil ;; transpose) only=transpose ;;
+    esac
+    $NCU $SECTIONS -k "regex:$k" -s 3 -c 1 "$B/bench/bench_prims" --only "$only" --reps 1 --warmup 1 2>&1 |
+        grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers|Stall|Warp Cycles|Block Limit|L2 Hit|Mem Busy|Max Bandwidth|Issue" | head -40
+done
+for s in rand1M biglittle rand100k; do
+    echo "==== renderer $s 1024: per-kernel time of one frame"
+    $NCU --metrics gpu__time_duration.sum "$B/renderer" --scene "$s" --backend cuda --bench 1 --output /tmp/p.ppm 2>&1 |
+        awk '/^  [A-Za-z_].*\(/ {name=$1} /gpu__time_duration.sum/ {print name, $(NF-1), $NF}' | sort | uniq -c | sort -k3 -nr | head -12
+done
