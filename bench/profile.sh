@@ -9,13 +9,13 @@ cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
 NCU="ncu --clock-control none"
 SECTIONS="--section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis"
-for k in scan_onepass_kernel find_repeats_kernel stencil transpose; do
-    echo "==== $k"
-    case $k in
-    scan*) only=scan ;; find*) only=find_repeats ;; stencil) only=stencil ;; transpose) only=transpose ;;
-    esac
-    $NCU $SECTIONS -k "regex:$k" -s 3 -c 1 "$B/bench/bench_prims" --only "$only" --reps 1 --warmup 1 2>&1 |
-        grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers|Stall|Warp Cycles|Block Limit|L2 Hit|Mem Busy|Max Bandwidth|Issue" | head -40
+for spec in "scan_onepass_kernel scan 268435456" "find_repeats_kernel find_repeats 268435456" \
+            "stencil_2d stencil 16384" "transpose transpose 16384"; do
+    set -- $spec
+    [ $# -eq 3 ] || continue
+    echo "==== $1 ($2, n = $3)"
+    $NCU $SECTIONS -k "regex:$1" -s 1 -c 1 "$B/bench/prof_one" "$2" "$3" 3 2>&1 |
+        grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Stall|Warp Cycles|Block Limit Reg|L2 Hit|Mem Busy|Max Bandwidth" | head -24
 done
 for s in rand1M biglittle rand100k; do
     echo "==== renderer $s 1024: per-kernel time of one frame"
