@@ -19,6 +19,6 @@ for spec in "scan_onepass_kernel scan 268435456" "find_repeats_kernel find_repea
 done
 for s in rand1M biglittle rand100k; do
     echo "==== renderer $s 1024: per-kernel time of one frame"
-    $NCU --metrics gpu__time_duration.sum "$B/renderer" --scene "$s" --backend cuda --bench 1 --output /tmp/p.ppm 2>&1 |
-        awk '/^  [A-Za-z_].*\(/ {name=$1} /gpu__time_duration.sum/ {print name, $(NF-1), $NF}' | sort | uniq -c | sort -k3 -nr | head -12
+    $NCU --metrics gpu__time_duration.sum --print-summary per-kernel "$B/renderer" --scene "$s" --backend cuda \
+        --bench 1 --output /tmp/p.ppm 2>&1 | grep -E "^  [a-zA-Z_].*\(|gpu__time_duration" | sed -E 's/\(int, .*|\(Args.*//' | cut -c1-150
 done
