@@ -6,8 +6,11 @@
  *   2. scan:   inclusive sum of the counts (64-bit) -> each circle's slice of
  *              the (tile, circle) pair array; the total comes to the host
  *              (the frame's one small synchronizing copy).
- *   3. emit:   the pairs, as 64-bit keys (tile << 32 | circle), circle by
- *              circle, so the array is in draw order.
+ *   3. emit:   the pairs, as keys (tile << cbits | circle - batch first):
+ *              32-bit when the tile and circle bits fit, else 64-bit with
+ *              cbits = 32; circle by circle, so the array is in draw order.
+ *              Small scenes (kWarpCircleN) count and emit a circle per warp.
+ *              Emit also clears the tile ranges.
  *   4. sort:   cub::DeviceRadixSort on the tile bits only. It is stable, so
  *              each tile's circles stay in draw order.
  *   5. ranges: [start, end) of each tile in the sorted keys.
@@ -74,6 +77,21 @@ struct Policy {
     /* Circles with at least this many pairs are emitted by their whole warp,
      * so the stores are coalesced. */
     static constexpr uint64_t kEmitCoopMin = 128;
+    /* Sort keys are (tile << cbits) | (circle - batch first). When the tile
+     * bits plus the circle bits (of the scene's n) fit in 32, the keys are
+     * 32-bit and the radix sort looks only at bits [cbits, cbits + tbits):
+     * half the bytes through emit, sort, ranges and the tile kernel's list
+     * reads (rand100k, rand1M, biglittle at 1024^2; 8K images or huge scenes
+     * keep 64-bit keys, cbits = 32). Predicted: rand1M ~-40 us (sort ~-25,
+     * emit ~-8, ranges ~-5, list reads ~-2), rand100k ~-30 us, biglittle
+     * ~-60 us (its ~7M pairs: the sort's three passes ~-45, emit ~-12). */
+    static constexpr bool kKeys32 = true;
+    /* Scenes of at most this many circles are counted and emitted with a
+     * whole warp per circle (a lane per tile row): few circles, so one thread
+     * per circle leaves the GPU nearly idle while each thread walks up to
+     * 32+ rows of a big circle. Predicted: biglittle (10k circles of ~800
+     * tiles) count ~-40 us, emit ~-25 us; rand10k a few us; 0 disables. */
+    static constexpr uint32_t kWarpCircleN = 1u << 15;
     /* Most pairs binned at once (CUB's sort takes an int count). */
     static constexpr uint64_t kPairCap = (uint64_t)1 << 30;
     static constexpr size_t kAlign = 256;
@@ -228,9 +246,31 @@ __global__ void __launch_bounds__(P::kBinThreads)
 
 /* ---- binning ---------------------------------------------------------------- */
 
+/* WARP: circle i is warp i's (n <= kWarpCircleN), a lane per tile row; the
+ * same row_span values are summed, so the count is the thread path's. */
+template <bool WARP>
 __global__ void __launch_bounds__(P::kBinThreads)
     count_kernel(const float4 *geom, const uint2 *box, uint32_t n, float invW, float invH, uint64_t *counts)
 {
+    if (WARP) {
+        const uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) / 32u; /* uniform per warp */
+        const int lane = threadIdx.x & 31;
+        if (i >= n) return; /* whole warp */
+        const Box b = unpack_box(box[i]);
+        const TileRange t = tile_range(b);
+        uint32_t c = 0; /* at most tiles_x per row */
+        if (t.tx0 <= t.tx1) {
+            const float4 g = geom[i];
+            for (int ty = t.ty0 + lane; ty <= t.ty1; ty += 32) {
+                int l;
+                c += (uint32_t)row_span(g, b, t.tx0, t.tx1, ty, invW, invH, &l);
+            }
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) c += __shfl_xor_sync(kFull, c, off);
+        if (lane == 0) counts[i] = c; /* <= num_tiles < 2^32 */
+        return;
+    }
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     Box b = unpack_box(box[i]);
@@ -246,14 +286,65 @@ __global__ void __launch_bounds__(P::kBinThreads)
     counts[i] = c;
 }
 
-/* Pairs of circles [c0, c1) into pairs[incl[i-1] - base, incl[i] - base).
- * No thread leaves early: the cooperative part needs whole warps. */
+/* One circle's pairs into pairs[s, e), by the whole warp (all lanes call it
+ * with the same arguments): a lane per tile row for the spans, then all
+ * lanes store each row's run (coalesced). crel = circle - batch first. */
+template <typename K>
+__device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t crel, uint64_t s, uint64_t e,
+                                                 int tiles_x, int cbits, float invW, float invH, K *pairs)
+{
+    const int lane = threadIdx.x & 31;
+    const Box b = unpack_box(sbx);
+    const TileRange t = tile_range(b);
+    for (int row0 = t.ty0; row0 <= t.ty1; row0 += 32) {
+        const int ty = row0 + lane;
+        int l = 0, w = 0;
+        if (ty <= t.ty1) w = row_span(sg, b, t.tx0, t.tx1, ty, invW, invH, &l);
+        int incw = w;
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            int v = __shfl_up_sync(kFull, incw, off);
+            if (lane >= off) incw += v;
+        }
+        const int excl = incw - w;
+        const int total = __shfl_sync(kFull, incw, 31);
+        const int nrows = min(32, t.ty1 - row0 + 1);
+        for (int k = 0; k < nrows; ++k) {
+            const int lk = __shfl_sync(kFull, l, k), wk = __shfl_sync(kFull, w, k);
+            const int ok = __shfl_sync(kFull, excl, k);
+            const uint32_t tile0 = (uint32_t)((row0 + k) * tiles_x + lk);
+            for (int j = lane; j < wk; j += 32) {
+                uint64_t p = s + (uint64_t)(ok + j);
+                if (p < e) pairs[p] = ((K)(tile0 + (uint32_t)j) << cbits) | (K)crel;
+            }
+        }
+        s += (uint64_t)total;
+    }
+}
+
+/* Pairs of circles [c0, c1) into pairs[incl[i-1] - base, incl[i] - base), as
+ * keys (tile << cbits) | (i - c0). No thread leaves early: the cooperative
+ * part needs whole warps. WARP: circle c0 + w is warp w's (whole warps leave
+ * together). Also clears ranges (the ranges kernel's memset, fused: saves a
+ * launch, ~2-3 us per batch): the sort runs between, stream-ordered. */
+template <typename K, bool WARP>
 __global__ void __launch_bounds__(P::kBinThreads)
     emit_kernel(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
-                uint64_t base, int tiles_x, float invW, float invH, uint64_t *pairs)
+                uint64_t base, int tiles_x, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
+                uint32_t num_tiles)
 {
+    for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < num_tiles; k += gridDim.x * blockDim.x)
+        ranges[k] = make_uint2(0u, 0u);
+    if (WARP) {
+        const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32u; /* uniform per warp */
+        if (w >= c1 - c0) return;                                         /* whole warp */
+        const uint32_t i = c0 + w;
+        const uint64_t end = incl[i] - base;
+        const uint64_t start = (i == 0 ? 0 : incl[i - 1]) - base;
+        if (end > start) emit_circle_warp<K>(geom[i], box[i], w, start, end, tiles_x, cbits, invW, invH, pairs);
+        return;
+    }
     const uint32_t i = c0 + blockIdx.x * blockDim.x + threadIdx.x;
-    const int lane = threadIdx.x & 31;
     uint64_t start = 0, end = 0;
     float4 g = make_float4(0.f, 0.f, 0.f, 0.f);
     uint2 bx = make_uint2(0u, 0u);
@@ -271,16 +362,16 @@ __global__ void __launch_bounds__(P::kBinThreads)
         Box b = unpack_box(bx);
         TileRange t = tile_range(b);
         uint64_t p = start;
+        const K step = (K)1 << cbits;
         for (int ty = t.ty0; ty <= t.ty1; ++ty) {
             int l, w = row_span(g, b, t.tx0, t.tx1, ty, invW, invH, &l);
-            uint64_t key = ((uint64_t)(uint32_t)(ty * tiles_x + l) << 32) | i;
-            for (int k = 0; k < w; ++k, ++p, key += (uint64_t)1 << 32)
+            K key = ((K)(uint32_t)(ty * tiles_x + l) << cbits) | (K)(i - c0);
+            for (int k = 0; k < w; ++k, ++p, key += step)
                 if (p < end) pairs[p] = key; /* guard: never write outside the slice */
         }
     }
 
-    /* Big circles: the warp takes them one at a time, a lane per tile row for
-     * the spans, then all lanes store each row's run (coalesced). */
+    /* Big circles: the warp takes them one at a time. */
     unsigned todo = __ballot_sync(kFull, coop);
     while (todo) {
         const int src = __ffs(todo) - 1;
@@ -289,34 +380,9 @@ __global__ void __launch_bounds__(P::kBinThreads)
                                       __shfl_sync(kFull, g.w, src));
         const uint2 sbx = make_uint2(__shfl_sync(kFull, bx.x, src), __shfl_sync(kFull, bx.y, src));
         const uint32_t ci = __shfl_sync(kFull, i, src);
-        uint64_t s = __shfl_sync(kFull, start, src);
+        const uint64_t s = __shfl_sync(kFull, start, src);
         const uint64_t e = __shfl_sync(kFull, end, src);
-        const Box b = unpack_box(sbx);
-        const TileRange t = tile_range(b);
-        for (int row0 = t.ty0; row0 <= t.ty1; row0 += 32) {
-            const int ty = row0 + lane;
-            int l = 0, w = 0;
-            if (ty <= t.ty1) w = row_span(sg, b, t.tx0, t.tx1, ty, invW, invH, &l);
-            int incw = w;
-#pragma unroll
-            for (int off = 1; off < 32; off <<= 1) {
-                int v = __shfl_up_sync(kFull, incw, off);
-                if (lane >= off) incw += v;
-            }
-            const int excl = incw - w;
-            const int total = __shfl_sync(kFull, incw, 31);
-            const int nrows = min(32, t.ty1 - row0 + 1);
-            for (int k = 0; k < nrows; ++k) {
-                const int lk = __shfl_sync(kFull, l, k), wk = __shfl_sync(kFull, w, k);
-                const int ok = __shfl_sync(kFull, excl, k);
-                const uint32_t tile0 = (uint32_t)((row0 + k) * tiles_x + lk);
-                for (int j = lane; j < wk; j += 32) {
-                    uint64_t p = s + (uint64_t)(ok + j);
-                    if (p < e) pairs[p] = ((uint64_t)(tile0 + (uint32_t)j) << 32) | ci;
-                }
-            }
-            s += (uint64_t)total;
-        }
+        emit_circle_warp<K>(sg, sbx, ci - c0, s, e, tiles_x, cbits, invW, invH, pairs);
     }
 }
 
@@ -335,15 +401,16 @@ __global__ void batch_end_kernel(const uint64_t *incl, uint32_t c0, uint32_t n, 
 }
 
 /* ranges[tile] = [first, last + 1) of the tile in the sorted keys; tiles
- * with no pair keep the {0, 0} the memset left. */
+ * with no pair keep the {0, 0} emit_kernel left. */
+template <typename K>
 __global__ void __launch_bounds__(P::kBinThreads)
-    ranges_kernel(const uint64_t *keys, uint32_t np, uint2 *ranges)
+    ranges_kernel(const K *keys, uint32_t np, int cbits, uint2 *ranges)
 {
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= np) return;
-    uint32_t t = (uint32_t)(keys[p] >> 32);
-    if (p == 0 || (uint32_t)(keys[p - 1] >> 32) != t) ranges[t].x = p;
-    if (p == np - 1 || (uint32_t)(keys[p + 1] >> 32) != t) ranges[t].y = p + 1;
+    uint32_t t = (uint32_t)(keys[p] >> cbits);
+    if (p == 0 || (uint32_t)(keys[p - 1] >> cbits) != t) ranges[t].x = p;
+    if (p == np - 1 || (uint32_t)(keys[p + 1] >> cbits) != t) ranges[t].y = p + 1;
 }
 
 /* ---- shading ------------------------------------------------------------------ */
@@ -352,9 +419,10 @@ struct TileArgs {
     const float4 *geom;   /* x, y, z, radius */
     const float4 *colour; /* .5 * (r, g, b), - */
     const uint2 *box;     /* packed pixel boxes */
-    const uint64_t *list; /* binned: sorted (tile << 32 | circle) keys */
+    const void *list;     /* binned: sorted K keys (tile << cbits | circle - c0) */
     const uint2 *ranges;  /* binned: each tile's [start, end) in list */
-    uint32_t c0, c1;      /* unbinned: circles [c0, c1) */
+    uint32_t c0, c1;      /* unbinned: circles [c0, c1); binned: c0 = the batch's first */
+    uint32_t cmask;       /* binned: (1 << cbits) - 1, the circle bits of a key */
     float4 *image;
     int width, height, tiles_x;
     float invW, invH;
@@ -482,9 +550,10 @@ __device__ __forceinline__ void shade_plain_chunk(gpi_rgba (&acc)[R], const floa
 /* One block per tile. Thread t shades pixels (tx*T + t%T, ty*T + (t/T)*R + k),
  * k < R; warp w owns tile rows [w*kWarpRows, (w+1)*kWarpRows). Every thread
  * runs the chunk loop the same number of times (count is per block). */
-template <bool SNOW, bool BINNED>
+template <bool SNOW, bool BINNED, typename K>
 __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_kernel(TileArgs a)
 {
+    const K *const list = (const K *)a.list;
     constexpr int T = P::kTile, R = P::kRowsPerThread, C = P::kChunk, NW = P::kWarps;
     /* Double-buffered, so one barrier separates a chunk's compaction from its
      * shading and one separates the shading from the next compaction.
@@ -539,12 +608,12 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     float4 g = make_float4(0.f, 0.f, 0.f, 0.f), c = g;
     uint2 bx = make_uint2(0u, 0u);
     if (cur_ok) {
-        const uint32_t idx = BINNED ? (uint32_t)a.list[begin + t] : begin + t;
+        const uint32_t idx = BINNED ? a.c0 + ((uint32_t)list[begin + t] & a.cmask) : begin + t;
         g = a.geom[idx];
         if (!SNOW) c = a.colour[idx];
         bx = a.box[idx];
     }
-    if (BINNED && nxt_ok) nxt_idx = (uint32_t)a.list[begin + C + t];
+    if (BINNED && nxt_ok) nxt_idx = a.c0 + ((uint32_t)list[begin + C + t] & a.cmask);
 
     const int tile_x0 = tx * T, tile_y0 = ty * T;
     const uint32_t mybit = 1u << warp, mycover = 1u << (kCoverShift + warp);
@@ -610,7 +679,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
             bx = a.box[idx];
         }
         nxt_ok = base + 2u * C + (uint32_t)t < count;
-        if (BINNED && nxt_ok) nxt_idx = (uint32_t)a.list[begin + base + 2u * C + t];
+        if (BINNED && nxt_ok) nxt_idx = a.c0 + ((uint32_t)list[begin + base + 2u * C + t] & a.cmask);
         const bool chunk_col_ok = __syncthreads_and(col_ok) != 0;
 
         if constexpr (SNOW) {
@@ -804,9 +873,29 @@ extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_
     return GP_SUCCESS;
 }
 
-/* Shade tiles: binned (list, ranges) or every circle of [c0, c1). */
-static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const uint64_t *list, const uint2 *ranges,
-                              uint32_t c0, uint32_t c1, bool first)
+/* The frame's sort-key form: K-bit keys (tile << cbits) | (circle - c0),
+ * sorted on bits [cbits, end_bit). */
+struct KeyForm {
+    bool k32;
+    int cbits, end_bit;
+    uint32_t cmask;
+};
+
+static KeyForm key_form(const gpi_cuda_renderer *r, uint32_t n)
+{
+    KeyForm f;
+    const unsigned tbits = bits_for(r->num_tiles - 1), cb = bits_for(n - 1); /* n >= 1 */
+    f.k32 = P::kKeys32 && tbits + cb <= 32;
+    f.cbits = f.k32 ? (int)cb : 32;
+    f.end_bit = f.cbits + (int)tbits;
+    f.cmask = f.cbits >= 32 ? 0xffffffffu : (1u << f.cbits) - 1u;
+    return f;
+}
+
+/* Shade tiles: binned (list of K keys, ranges) or every circle of [c0, c1). */
+template <typename K>
+static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const K *list, const uint2 *ranges,
+                              uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
 {
     TileArgs a;
     cudaStream_t st = stream_of(r);
@@ -817,6 +906,7 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const uint64_t 
     a.ranges = ranges;
     a.c0 = c0;
     a.c1 = c1;
+    a.cmask = cmask;
     a.image = (float4 *)r->image;
     a.width = r->width;
     a.height = r->height;
@@ -825,42 +915,50 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const uint64_t 
     a.invH = r->invH;
     a.first = first ? 1 : 0;
     if (r->snow) {
-        if (binned) tile_kernel<true, true><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
-        else tile_kernel<true, false><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        if (binned) tile_kernel<true, true, K><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        else tile_kernel<true, false, uint32_t><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
     } else {
-        if (binned) tile_kernel<false, true><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
-        else tile_kernel<false, false><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        if (binned) tile_kernel<false, true, K><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        else tile_kernel<false, false, uint32_t><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
     }
     return launched(r->ctx, "render tile kernel");
+}
+
+/* Unbinned: every circle of [c0, c1). */
+static gp_status launch_tiles_all(gpi_cuda_renderer *r, uint32_t c0, uint32_t c1, bool first)
+{
+    return launch_tiles<uint32_t>(r, false, NULL, NULL, c0, c1, 0u, first);
 }
 
 /* Scratch for a batch of up to `pairs` pairs: two key buffers for the sort,
  * the tile ranges, the sort's own temporary storage. */
 struct PairScratch {
-    uint64_t *keys0, *keys1;
+    void *keys0, *keys1;
     uint2 *ranges;
     void *sort_tmp;
     size_t sort_bytes;
 };
 
-static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, int end_bit, PairScratch *ps)
+template <typename K>
+static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, const KeyForm &f, PairScratch *ps)
 {
     size_t key_bytes, off_k1, off_rg, off_tmp, total, sort_bytes = 0;
     char *ws = NULL;
     gp_status s;
-    cub::DoubleBuffer<uint64_t> db(NULL, NULL);
-    cudaError_t e = cub::DeviceRadixSort::SortKeys(NULL, sort_bytes, db, (int)pairs, 32, end_bit, stream_of(r));
+    cub::DoubleBuffer<K> db(NULL, NULL);
+    cudaError_t e =
+        cub::DeviceRadixSort::SortKeys(NULL, sort_bytes, db, (int)pairs, f.cbits, f.end_bit, stream_of(r));
     if (e != cudaSuccess) return gpi_cuda_status(r->ctx, e, "radix sort size query");
-    if (pairs > SIZE_MAX / 4 / sizeof(uint64_t)) return GP_ERROR_OUT_OF_MEMORY;
-    key_bytes = align_up((size_t)pairs * sizeof(uint64_t));
+    if (pairs > SIZE_MAX / 4 / sizeof(K)) return GP_ERROR_OUT_OF_MEMORY;
+    key_bytes = align_up((size_t)pairs * sizeof(K));
     off_k1 = key_bytes;
     off_rg = off_k1 + key_bytes;
     off_tmp = off_rg + align_up((size_t)r->num_tiles * sizeof(uint2));
     total = off_tmp + sort_bytes;
     s = gpi_workspace(r->ctx, total, (void **)&ws);
     if (s) return s;
-    ps->keys0 = (uint64_t *)ws;
-    ps->keys1 = (uint64_t *)(ws + off_k1);
+    ps->keys0 = ws;
+    ps->keys1 = ws + off_k1;
     ps->ranges = (uint2 *)(ws + off_rg);
     ps->sort_tmp = ws + off_tmp;
     ps->sort_bytes = sort_bytes;
@@ -868,84 +966,59 @@ static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, int end_bit,
 }
 
 /* Bin and shade circles [c0, c1), whose pairs are [base, base + np). */
+template <typename K>
 static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint32_t c0, uint32_t c1, uint64_t base,
-                              uint64_t np, int end_bit, bool first)
+                              uint64_t np, const KeyForm &f, bool first)
 {
     gp_context *ctx = r->ctx;
     cudaStream_t st = stream_of(r);
     const unsigned bt = P::kBinThreads;
+    const uint32_t nc = c1 - c0;
     gp_status s;
     cudaError_t e;
     size_t sort_bytes = ps->sort_bytes;
-    const uint64_t *sorted;
+    const K *sorted;
 
-    emit_kernel<<<(c1 - c0 + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, r->incl, c0, c1, base, r->tiles_x, r->invW,
-                                                      r->invH, ps->keys0);
+    if (nc <= P::kWarpCircleN) /* a warp per circle; nc * 32 < 2^32 */
+        emit_kernel<K, true><<<(nc * 32u + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, r->incl, c0, c1, base,
+                                                                     r->tiles_x, f.cbits, r->invW, r->invH,
+                                                                     (K *)ps->keys0, ps->ranges, r->num_tiles);
+    else
+        emit_kernel<K, false><<<(nc + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, r->incl, c0, c1, base, r->tiles_x,
+                                                                f.cbits, r->invW, r->invH, (K *)ps->keys0,
+                                                                ps->ranges, r->num_tiles);
     s = launched(ctx, "render emit kernel");
     if (s) return s;
     {
-        cub::DoubleBuffer<uint64_t> db(ps->keys0, ps->keys1);
-        e = cub::DeviceRadixSort::SortKeys(ps->sort_tmp, sort_bytes, db, (int)np, 32, end_bit, st);
+        cub::DoubleBuffer<K> db((K *)ps->keys0, (K *)ps->keys1);
+        e = cub::DeviceRadixSort::SortKeys(ps->sort_tmp, sort_bytes, db, (int)np, f.cbits, f.end_bit, st);
         if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render radix sort");
         sorted = db.Current();
     }
-    s = gpi_cuda_status(ctx, cudaMemsetAsync(ps->ranges, 0, (size_t)r->num_tiles * sizeof(uint2), st),
-                        "render ranges clear");
-    if (s) return s;
-    ranges_kernel<<<(unsigned)((np + bt - 1) / bt), bt, 0, st>>>(sorted, (uint32_t)np, ps->ranges);
+    ranges_kernel<K><<<(unsigned)((np + bt - 1) / bt), bt, 0, st>>>(sorted, (uint32_t)np, f.cbits, ps->ranges);
     s = launched(ctx, "render ranges kernel");
     if (s) return s;
-    return launch_tiles(r, true, sorted, ps->ranges, 0, 0, first);
+    return launch_tiles<K>(r, true, sorted, ps->ranges, c0, 0, f.cmask, first);
 }
 
-extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
+/* 3-6 for the frame whose scan is done and whose pair total is `total`. */
+template <typename K>
+static gp_status render_binned(gpi_cuda_renderer *r, uint32_t n, uint64_t total, const KeyForm &f)
 {
-    gp_context *ctx;
-    cudaStream_t st;
-    const unsigned bt = P::kBinThreads;
-    uint32_t n;
-    uint64_t total, desired, floor_pairs, base;
-    size_t scan_bytes = 0;
-    void *scan_tmp = NULL;
-    int end_bit;
+    gp_context *ctx = r->ctx;
+    cudaStream_t st = stream_of(r);
+    uint64_t desired, floor_pairs, base;
     bool first, retried = false;
     PairScratch ps = {NULL, NULL, NULL, NULL, 0};
     gp_status s;
     cudaError_t e;
 
-    if (!r) return GP_ERROR_INVALID_ARGUMENT;
-    ctx = r->ctx;
-    st = stream_of(r);
-    n = (uint32_t)r->n;
-
-    /* Small scenes: no binning, no host sync. */
-    if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->num_tiles <= P::kSmallTests))
-        return launch_tiles(r, false, NULL, NULL, 0, n, true);
-
-    /* 1-2: count and scan. */
-    count_kernel<<<(n + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, n, r->invW, r->invH, r->incl);
-    s = launched(ctx, "render count kernel");
-    if (s) return s;
-    /* In place (d_in == d_out, which CUB supports). */
-    e = cub::DeviceScan::InclusiveSum(NULL, scan_bytes, r->incl, r->incl, (int)n, st);
-    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render scan size query");
-    s = gpi_workspace(ctx, scan_bytes, &scan_tmp);
-    if (s) return s;
-    e = cub::DeviceScan::InclusiveSum(scan_tmp, scan_bytes, r->incl, r->incl, (int)n, st);
-    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render scan");
-    e = cudaMemcpyAsync(r->host_misc, r->incl + (n - 1), sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render pair count read");
-    total = r->host_misc[0];
-    if (total == 0) return launch_tiles(r, false, NULL, NULL, 0, 0, true); /* nothing on screen */
-
     /* Scratch for as many pairs as fit, halving on allocation failure; no
      * circle has more pairs than there are tiles. */
-    end_bit = 32 + (int)bits_for(r->num_tiles - 1);
     desired = total < P::kPairCap ? total : P::kPairCap;
     floor_pairs = desired < r->num_tiles ? desired : r->num_tiles;
     for (;;) {
-        s = pair_scratch(r, desired, end_bit, &ps);
+        s = pair_scratch<K>(r, desired, f, &ps);
         if (s == GP_SUCCESS) break;
         if (s != GP_ERROR_OUT_OF_MEMORY || desired <= floor_pairs) return s;
         desired = desired / 2 > floor_pairs ? desired / 2 : floor_pairs;
@@ -976,15 +1049,64 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
                                  "render: circle %u touches more tiles than the scratch memory holds", c0);
         }
         if (end_pairs > base) {
-            s = render_batch(r, &ps, c0, c1, base, end_pairs - base, end_bit, first);
+            s = render_batch<K>(r, &ps, c0, c1, base, end_pairs - base, f, first);
             if (s) return s;
             first = false;
         }
         c0 = c1;
         base = end_pairs;
     }
-    if (first) return launch_tiles(r, false, NULL, NULL, 0, 0, true);
+    if (first) return launch_tiles_all(r, 0, 0, true);
     return GP_SUCCESS;
+}
+
+extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
+{
+    gp_context *ctx;
+    cudaStream_t st;
+    const unsigned bt = P::kBinThreads;
+    uint32_t n;
+    uint64_t total;
+    size_t scan_bytes = 0;
+    void *scan_tmp = NULL;
+    KeyForm f;
+    gp_status s;
+    cudaError_t e;
+
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    ctx = r->ctx;
+    st = stream_of(r);
+    n = (uint32_t)r->n;
+
+    /* Small scenes: no binning, no host sync. */
+    if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->num_tiles <= P::kSmallTests))
+        return launch_tiles_all(r, 0, n, true);
+
+    /* 1-2: count and scan. */
+    if (n <= P::kWarpCircleN) /* a warp per circle; n * 32 < 2^32 */
+        count_kernel<true><<<(n * 32u + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, n, r->invW, r->invH, r->incl);
+    else
+        count_kernel<false><<<(n + bt - 1) / bt, bt, 0, st>>>(r->geom, r->box, n, r->invW, r->invH, r->incl);
+    s = launched(ctx, "render count kernel");
+    if (s) return s;
+    /* In place (d_in == d_out, which CUB supports). */
+    e = cub::DeviceScan::InclusiveSum(NULL, scan_bytes, r->incl, r->incl, (int)n, st);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render scan size query");
+    s = gpi_workspace(ctx, scan_bytes, &scan_tmp);
+    if (s) return s;
+    e = cub::DeviceScan::InclusiveSum(scan_tmp, scan_bytes, r->incl, r->incl, (int)n, st);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render scan");
+    /* The total comes through pinned memory; the sync waits only for count,
+     * scan and this 8-byte copy (nothing else is queued yet). */
+    e = cudaMemcpyAsync(r->host_misc, r->incl + (n - 1), sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render pair count read");
+    total = r->host_misc[0];
+    if (total == 0) return launch_tiles_all(r, 0, 0, true); /* nothing on screen */
+
+    f = key_form(r, n); /* every batch's circles fit in n's bits */
+    if (f.k32) return render_binned<uint32_t>(r, n, total, f);
+    return render_binned<uint64_t>(r, n, total, f);
 }
 
 extern "C" gp_status gpi_cuda_renderer_read(gpi_cuda_renderer *r, float *rgba_host)
