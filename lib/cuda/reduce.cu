@@ -7,6 +7,7 @@
  * Operator semantics match cpu/reduce.c: integer sums on unsigned types
  * (wrap without UB), min/max that skip NaN. */
 #include "internal.h"
+#include "ops.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
@@ -17,38 +18,13 @@
 
 namespace {
 
-template <typename T>
-__device__ __forceinline__ bool is_nan(T x)
-{
-    if constexpr (std::is_floating_point<T>::value) return x != x;
-    else return false;
-}
+using gpi::highest_value;
+using gpi::lowest_value;
+using gpi::OpMax;
+using gpi::OpMin;
+using gpi::OpSum;
 
-template <typename T>
-struct OpSum {
-    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a + b; }
-};
-template <typename T>
-struct OpMin {
-    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return (b < a || is_nan(a)) ? b : a; }
-};
-template <typename T>
-struct OpMax {
-    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return (a < b || is_nan(a)) ? b : a; }
-};
 
-template <typename T>
-T lowest_value()
-{
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
-}
-template <typename T>
-T highest_value()
-{
-    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
-}
 
 template <typename T, typename Op>
 gp_status reduce_op(gp_context *ctx, const void *in_, size_t n, T identity, void *result_host)

@@ -23,6 +23,7 @@
  * touched by one block. Tiles are walked with a grid-stride loop and 64-bit
  * offsets, so any n works regardless of the grid-size limit. */
 #include "internal.h"
+#include "ops.cuh"
 #include "scan_onepass.cuh"
 
 #include <cub/block/block_load.cuh>
@@ -37,33 +38,17 @@
 
 namespace {
 
+using gpi::highest_value;
+using gpi::lowest_value;
+using gpi::OpMax;
+using gpi::OpMin;
+using gpi::OpSum;
+
 constexpr int kThreads = 256;
 constexpr int kItems = 8;
 constexpr size_t kTile = (size_t)kThreads * kItems;
 constexpr size_t kMaxGrid = 0x7fffffff; /* gridDim.x limit */
 
-template <typename T>
-__device__ __forceinline__ bool is_nan(T x)
-{
-    if constexpr (std::is_floating_point<T>::value) return x != x;
-    else return false;
-}
-
-/* Operators. Integer sums are instantiated on unsigned types only (wrap
- * without UB). min/max skip NaN (a NaN operand loses), matching the CPU
- * reference, which never lets its running value become NaN. */
-template <typename T>
-struct OpSum {
-    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a + b; }
-};
-template <typename T>
-struct OpMin {
-    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return (b < a || is_nan(a)) ? b : a; }
-};
-template <typename T>
-struct OpMax {
-    __device__ __forceinline__ T operator()(const T &a, const T &b) const { return (a < b || is_nan(a)) ? b : a; }
-};
 
 template <typename T>
 struct TileKit {
@@ -201,18 +186,6 @@ gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identi
     return scan_reduce_then_scan<T, Op>(ctx, in, out, n, identity, inclusive);
 }
 
-template <typename T>
-T lowest_value()
-{
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
-}
-template <typename T>
-T highest_value()
-{
-    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
-}
 
 /* T: the element type (min/max); S: the type its sum is computed in. */
 template <typename T, typename S>
