@@ -5,60 +5,12 @@
 #include <gpuprim/gpuprim.h>
 #include <gpuprim/render.h>
 
-#include <errno.h>
-#include <limits.h>
+#include "options.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static const char *const scene_names[] = {"rgb", "rgby", "rand10k", "rand100k", "rand1M", "micro2M",
-                                          "biglittle", "littlebig", "pattern", "snow", "bouncingballs",
-                                          "hypnosis", "fireworks"};
-
-static void usage(FILE *f)
-{
-    size_t i;
-    fprintf(f,
-            "usage: renderer (--scene NAME | --scene-file PATH) [options]\n"
-            "  --scene NAME        one of:");
-    for (i = 0; i < sizeof scene_names / sizeof scene_names[0]; i++) fprintf(f, " %s", scene_names[i]);
-    fprintf(f,
-            "\n"
-            "  --scene-file PATH   a .par file (snow) or a \"gpuprim-circles 1\" file\n"
-            "  --size N | WxH      image size in pixels (default 1024)\n"
-            "  --seed S            random seed of generated scenes (default 0)\n"
-            "  --output PATH       .ppm or .png (default <scene>.ppm)\n"
-            "  --frames A:B        advance to frame A, render frames A..B-1 to <base>_<frame>.<ext>\n"
-            "  --backend B         auto (GPU when present, else CPU), cuda or cpu (default auto)\n"
-            "  --threads N         CPU threads (default: one per processor)\n"
-            "  --check             also render with the single-threaded reference and compare;\n"
-            "                      exit 1 if any pixel differs by more than one 8-bit level\n"
-            "  --bench N           time N frames (clear + advance + render, synchronized);\n"
-            "                      print the mean milliseconds per frame\n"
-            "  --help              this text\n");
-}
-
-static int bad_arg(const char *fmt, const char *what)
-{
-    fprintf(stderr, "renderer: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\n(run 'renderer --help' for the options)\n");
-    return 2;
-}
-
-/* Whole-string non-negative decimal integer in [lo, hi]. */
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v;
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
 
 static double now_s(void)
 {
@@ -74,103 +26,7 @@ static int failed(const char *what, gp_status s, const gp_context *ctx)
     return 1;
 }
 
-typedef struct options {
-    const char *scene, *scene_file, *output;
-    int width, height;
-    unsigned seed;
-    long frame_a, frame_b;
-    int have_frames;
-    gp_backend backend;
-    long threads;
-    int check;
-    long bench;
-} options;
-
-static int parse_args(int argc, char **argv, options *o)
-{
-    int i;
-    memset(o, 0, sizeof *o);
-    o->width = o->height = 1024;
-    o->backend = GP_BACKEND_AUTO;
-    o->threads = 0;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(a, "--check")) {
-            o->check = 1;
-            continue;
-        }
-        if (strncmp(a, "--", 2) != 0) return bad_arg("unexpected argument '%s'", a);
-        if (strcmp(a, "--scene") && strcmp(a, "--scene-file") && strcmp(a, "--size") && strcmp(a, "--seed") &&
-            strcmp(a, "--output") && strcmp(a, "--frames") && strcmp(a, "--backend") && strcmp(a, "--threads") &&
-            strcmp(a, "--bench"))
-            return bad_arg("unknown option '%s'", a);
-        if (!v) return bad_arg("option '%s' needs a value", a);
-        i++;
-        if (!strcmp(a, "--scene")) {
-            size_t k, known = 0;
-            for (k = 0; k < sizeof scene_names / sizeof scene_names[0]; k++)
-                if (!strcmp(v, scene_names[k])) known = 1;
-            if (!known) return bad_arg("unknown scene '%s'", v);
-            o->scene = v;
-        } else if (!strcmp(a, "--scene-file")) {
-            o->scene_file = v;
-        } else if (!strcmp(a, "--size")) {
-            const char *x = strchr(v, 'x');
-            long w, h;
-            if (x) {
-                char buf[32];
-                size_t len = (size_t)(x - v);
-                if (len == 0 || len >= sizeof buf) return bad_arg("bad --size '%s' (want N or WxH)", v);
-                memcpy(buf, v, len);
-                buf[len] = '\0';
-                if (parse_int(buf, 1, GP_RENDER_MAX_SIDE, &w) || parse_int(x + 1, 1, GP_RENDER_MAX_SIDE, &h))
-                    return bad_arg("bad --size '%s' (want N or WxH, each 1..16384)", v);
-            } else {
-                if (parse_int(v, 1, GP_RENDER_MAX_SIDE, &w)) return bad_arg("bad --size '%s' (want 1..16384)", v);
-                h = w;
-            }
-            o->width = (int)w;
-            o->height = (int)h;
-        } else if (!strcmp(a, "--seed")) {
-            if (parse_int(v, 0, (long)UINT_MAX < LONG_MAX ? (long)UINT_MAX : LONG_MAX, &n))
-                return bad_arg("bad --seed '%s' (want 0..4294967295)", v);
-            o->seed = (unsigned)n;
-        } else if (!strcmp(a, "--output")) {
-            size_t len = strlen(v);
-            if (len < 5 || (strcmp(v + len - 4, ".ppm") && strcmp(v + len - 4, ".png")))
-                return bad_arg("bad --output '%s' (want a .ppm or .png path)", v);
-            o->output = v;
-        } else if (!strcmp(a, "--frames")) {
-            const char *c = strchr(v, ':');
-            char buf[32];
-            size_t len = c ? (size_t)(c - v) : 0;
-            if (!c || len == 0 || len >= sizeof buf) return bad_arg("bad --frames '%s' (want A:B)", v);
-            memcpy(buf, v, len);
-            buf[len] = '\0';
-            if (parse_int(buf, 0, 1000000, &o->frame_a) || parse_int(c + 1, 0, 1000000, &o->frame_b) ||
-                o->frame_b <= o->frame_a)
-                return bad_arg("bad --frames '%s' (want A:B with 0 <= A < B <= 1000000)", v);
-            o->have_frames = 1;
-        } else if (!strcmp(a, "--backend")) {
-            if (!strcmp(v, "auto")) o->backend = GP_BACKEND_AUTO;
-            else if (!strcmp(v, "cuda")) o->backend = GP_BACKEND_CUDA;
-            else if (!strcmp(v, "cpu")) o->backend = GP_BACKEND_CPU;
-            else return bad_arg("bad --backend '%s' (want auto, cuda or cpu)", v);
-        } else if (!strcmp(a, "--threads")) {
-            if (parse_int(v, 1, 256, &o->threads)) return bad_arg("bad --threads '%s' (want 1..256)", v);
-        } else if (!strcmp(a, "--bench")) {
-            if (parse_int(v, 1, 100000, &o->bench)) return bad_arg("bad --bench '%s' (want 1..100000)", v);
-        }
-    }
-    if (!o->scene == !o->scene_file) return bad_arg("%s", "give exactly one of --scene NAME or --scene-file PATH");
-    if (o->bench && o->have_frames) return bad_arg("%s", "--bench and --frames do not go together");
-    return 0;
-}
+typedef cli_options options;
 
 /* "<dir>/name.ext" -> "name" part with directory, without the extension. */
 static void strip_ext(const char *path, char *out, size_t len)
@@ -340,7 +196,24 @@ done:
 int main(int argc, char **argv)
 {
     options o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc) return rc;
+    size_t errlen = cli_error_length(argc, argv);
+    char *err = (char *)malloc(errlen);
+    int rc;
+    if (!err) {
+        fprintf(stderr, "renderer: out of memory\n");
+        return 1;
+    }
+    rc = cli_parse_args(argc, argv, &o, err, errlen);
+    if (rc == CLI_HELP) {
+        free(err);
+        cli_usage(stdout);
+        return 0;
+    }
+    if (rc == CLI_BAD) {
+        fprintf(stderr, "renderer: %s\n(run 'renderer --help' for the options)\n", err);
+        free(err);
+        return 2;
+    }
+    free(err);
     return run(&o);
 }
