@@ -417,7 +417,8 @@ static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend)
     const int tx0 = (int)(t % (size_t)r->tiles_x) * TILE_W, ty0 = (int)(t / (size_t)r->tiles_x) * TILE_H;
     const int tx1 = tx0 + TILE_W < W ? tx0 + TILE_W : W;
     const int ty1 = ty0 + TILE_H < r->height ? ty0 + TILE_H : r->height;
-    const uint32_t *list = r->bins + r->tile_begin[t];
+    /* bins is NULL until some circle lands in a tile (then count is 0). */
+    const uint32_t *list = r->bins ? r->bins + r->tile_begin[t] : NULL;
     const uint32_t count = r->tile_total[t];
     const float fW = (float)W;
     const int snow = r->snow;

@@ -74,10 +74,13 @@ GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float
          * memory on the GPU); the values are the table's exactly. */
         float t = sqrtf(d2) / rad;
         float scaled = t * 4.f;
-        int base = (int)scaled;
+        /* scaled is NaN for a zero radius at a pixel centre (0/0) and inf for
+         * radii whose square overflows: converting those to int is undefined
+         * in C (x86 gives INT_MIN, the GPU 0 or INT_MAX), so take the last
+         * entry instead: the pixel comes out NaN as before, on both. */
+        int base = scaled < 4.f ? (int)scaled : 4;
         int next;
         float w, omw, maxAlpha;
-        if (base > 4) base = 4;
         next = base < 4 ? base + 1 : 4; /* t == 1: weight is 0, stay in the table */
         w = scaled - (float)base;
         omw = 1.f - w;

@@ -261,13 +261,63 @@ static void course_snow_par(void **state)
     gp_scene_destroy(s);
 }
 
+/* Inputs the fuzzer (tests/fuzz/fuzz_scene_file.c) found: each loads, and
+ * the reference and the CPU tile renderer draw it without undefined
+ * behaviour (the sanitize preset watches) and agree float for float. */
+static int same_float(float a, float b) { return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
+
+static void fuzz_findings(void **state)
+{
+    static const struct {
+        const char *what, *text;
+    } cases[] = {
+        /* A snow circle of radius 0 exactly on a pixel centre: 0/0 in the
+         * shading's colour-ramp index, converted to int (undefined). */
+        {"zero radius on a pixel centre", "1\n0.0625 0.0625 0.5 0 0 0 0\n"},
+        /* A radius whose square overflows: inf in the same conversion. */
+        {"radius squared overflows", "1\n3e38 0.5 0.5 0 0 0 3e38\n"},
+        /* No circle in any tile: the tile renderer offset a NULL bin list. */
+        {"nothing on screen", "1\n1e34 0.5 0.5 0 0 0 0.1\n"},
+        {"nothing on screen (circles)", "gpuprim-circles 1\n1\n-5 -5 0 0.5 1 0 0\n"},
+    };
+    size_t k, i;
+    (void)state;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        static const int sizes[][2] = {{8, 8}, {70, 20}};
+        gp_scene *s = NULL;
+        char p[128], err[256];
+        int z;
+        path_of(p, sizeof p, "fuzz.txt");
+        write_text(p, cases[k].text);
+        if (gp_scene_load(&s, p, err, sizeof err) != GP_SUCCESS) fail_msg("%s: %s", cases[k].what, err);
+        for (z = 0; z < 2; z++) {
+            const int w = sizes[z][0], h = sizes[z][1];
+            const size_t n = (size_t)w * (size_t)h * 4;
+            float *ref = (float *)gpt_malloc(n * sizeof(float)), *img = (float *)gpt_malloc(n * sizeof(float));
+            gp_context *ctx = NULL;
+            assert_int_equal(gp_render_reference(s, w, h, ref), GP_SUCCESS);
+            assert_int_equal(gp_context_create(&ctx, GP_BACKEND_CPU, 0), GP_SUCCESS);
+            assert_int_equal(gp_render(ctx, s, w, h, img), GP_SUCCESS);
+            for (i = 0; i < n; i++)
+                if (!same_float(ref[i], img[i]))
+                    fail_msg("%s, %dx%d: float %zu is %g on the tile renderer, %g on the reference", cases[k].what, w,
+                             h, i, (double)img[i], (double)ref[i]);
+            gp_context_destroy(ctx);
+            free(ref);
+            free(img);
+        }
+        gp_scene_destroy(s);
+        unlink(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_gpuprim), cmocka_unit_test(round_trip_par),
         cmocka_unit_test(good_files),         cmocka_unit_test(bad_files),
         cmocka_unit_test(overlong_line),      cmocka_unit_test(missing_file_and_arguments),
-        cmocka_unit_test(course_snow_par),
+        cmocka_unit_test(course_snow_par),    cmocka_unit_test(fuzz_findings),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
