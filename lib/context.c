@@ -257,6 +257,11 @@ static gp_status copy_bytes(gp_context *ctx, void *dst, const void *src, size_t 
     gpi_clear_error(ctx);
     if (bytes == 0) return GP_SUCCESS;
     if (!dst || !src) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "NULL source or destination");
+    /* A range past the end of the address space (a huge byte count) would
+     * make the overlap test meaningless and memcpy fault: refuse it on both
+     * sides and both backends. */
+    if ((uintptr_t)dst > UINTPTR_MAX - bytes || (uintptr_t)src > UINTPTR_MAX - bytes)
+        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%zu bytes: a range wraps the address space", bytes);
     if (gpi_overlap(dst, bytes, src, bytes))
         return gpi_error(ctx, GP_ERROR_OVERLAP, "source and destination overlap");
     if (ctx->backend == GP_BACKEND_CPU) {

@@ -30,10 +30,13 @@ static gp_status check_buffers(gp_context *ctx, const char *fn, gp_dtype dtype, 
     if (!in || !out) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, in ? "out" : "in");
     if (((uintptr_t)in | (uintptr_t)out) % gp_dtype_size(dtype) != 0)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: in or out is not aligned to the element size", fn);
+    /* A range that wraps the address space is a size overflow (and would
+     * make the overlap test meaningless): buffers before overlap. */
+    if ((s = gpi_check_buffer(ctx, in, bytes, "in"))) return s;
+    if ((s = gpi_check_buffer(ctx, out, bytes, "out"))) return s;
     if (gpi_overlap(in, bytes, out, bytes))
         return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: in and out overlap (out of place only)", fn);
-    if ((s = gpi_check_buffer(ctx, in, bytes, "in"))) return s;
-    return gpi_check_buffer(ctx, out, bytes, "out");
+    return GP_SUCCESS;
 }
 
 gp_status gp_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3 *weights, gp_boundary boundary,

@@ -14,10 +14,12 @@ gp_status gp_transpose(gp_context *ctx, size_t elem_size, const void *in, void *
                          rows, cols, elem_size);
     if (bytes == 0) return GP_SUCCESS; /* empty matrix: nothing to read or write */
     if (!in || !out) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_transpose: %s is NULL", in ? "out" : "in");
-    if (gpi_overlap(in, bytes, out, bytes))
-        return gpi_error(ctx, GP_ERROR_OVERLAP, "gp_transpose: in and out overlap (out of place only)");
+    /* Buffers first: a range that wraps the address space is a size
+     * overflow, and would make the overlap test meaningless. */
     if ((s = gpi_check_buffer(ctx, in, bytes, "gp_transpose: in"))) return s;
     if ((s = gpi_check_buffer(ctx, out, bytes, "gp_transpose: out"))) return s;
+    if (gpi_overlap(in, bytes, out, bytes))
+        return gpi_error(ctx, GP_ERROR_OVERLAP, "gp_transpose: in and out overlap (out of place only)");
 
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_transpose(ctx, elem_size, in, out, rows, cols);
     return gpi_cpu_transpose(elem_size, in, out, rows, cols);
