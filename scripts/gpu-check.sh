@@ -3,7 +3,10 @@
 # whole test suite with the GPU REQUIRED (a missing GPU fails), run
 # compute-sanitizer over the GPU cases, check the renderer against the CPU
 # reference, and run the benchmarks.
-#   scripts/gpu-check.sh [stage ...]   stages: build test sanitize render bench (default: all)
+#   scripts/gpu-check.sh [stage ...]   stages: build test large sanitize render bench (default: all)
+# SANITIZE_TOOLS (default: memcheck racecheck initcheck synccheck) and
+# SANITIZE_TESTS (default: every test program with CUDA cases) narrow the
+# sanitizer stage; all four tools over everything take about half an hour.
 # Needs cmocka: carried as .deps/*.deb (see README) and unpacked to /opt/deps.
 # API errors are not reported by the sanitizer: the tests provoke some on
 # purpose (out of memory, host pointers) and the library checks every status.
@@ -12,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 BUILD=${BUILD_DIR:-build-gpu}
-STAGES=${*:-build test sanitize render bench}
+STAGES=${*:-build test large sanitize render bench}
 SUMMARY="$OUT/summary.txt"; : >"$SUMMARY"
 note() { echo "$*" | tee -a "$SUMMARY"; }
 has() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -52,17 +55,27 @@ if has test; then
     [ $rc -eq 0 ] || grep -E "FAILED|ERROR|Failure|fail" "$OUT/ctest.log" | head -30
 fi
 
+if has large; then
+    # n = 2^31 + 17 cases and the workspace out-of-memory case (which takes
+    # nearly all device memory for a moment): alone, never beside other tests.
+    GP_TEST_LARGE=1 GP_TEST_REQUIRE_GPU=1 "$BUILD/tests/test_large" >"$OUT/large.log" 2>&1
+    note "large (n = 2^31 + 17, out of memory): rc=$?; $(grep -c '^\[       OK \]' "$OUT/large.log") OK, $(grep -E '^\[  (FAILED|ERROR)' "$OUT/large.log" | sort -u | wc -l) failed (log large.log)"
+fi
+
 if has sanitize; then
     : >"$OUT/sanitizer.log"
-    for tool in memcheck racecheck initcheck synccheck; do
-        bad=0
-        for t in "$BUILD"/tests/test_*; do
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
+        bad=0; ran=0
+        for t in ${SANITIZE_TESTS:-"$BUILD"/tests/test_*}; do
+            [ -x "$t" ] || t="$BUILD/tests/$t"
             [ -x "$t" ] || continue
+            grep -q '\[cuda\]' "$t" || continue # no CUDA cases: nothing to check
+            ran=$((ran + 1))
             GP_TEST_QUICK=1 GP_TEST_REQUIRE_GPU=1 GP_TEST_FILTER='*cuda*' \
                 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 99 "$t" >>"$OUT/sanitizer.log" 2>&1 || {
                 bad=$((bad + 1)); echo "!! $tool $(basename "$t") failed" >>"$OUT/sanitizer.log"; }
         done
-        note "compute-sanitizer $tool: $bad test program(s) with errors; $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries so far"
+        note "compute-sanitizer $tool: $ran test program(s), $bad with errors (log sanitizer.log)"
     done
 fi
 
