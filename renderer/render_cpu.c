@@ -27,7 +27,7 @@
 
 /* ---- the reference ---------------------------------------------------------- */
 
-static gp_status check_size(int width, int height)
+gp_status gpi_render_check_size(int width, int height)
 {
     size_t px, bytes;
     if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
@@ -44,7 +44,7 @@ gp_status gp_render_reference(const gp_scene *scene, int width, int height, floa
     int i, j;
     gp_status st;
     if (!scene || !rgba) return GP_ERROR_INVALID_ARGUMENT;
-    if ((st = check_size(width, height))) return st;
+    if ((st = gpi_render_check_size(width, height))) return st;
     for (j = 0; j < height; j++) {
         gpi_rgba bg = gpi_background(scene->snow, j, height);
         float *row = rgba + (size_t)j * (size_t)width * 4;

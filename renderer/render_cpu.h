@@ -8,6 +8,11 @@
 
 typedef struct gpi_cpu_renderer gpi_cpu_renderer;
 
+/* Image sizes every renderer accepts: 1 .. GP_RENDER_MAX_SIDE a side, and
+ * width*height*4 floats addressable. GP_ERROR_INVALID_ARGUMENT /
+ * GP_ERROR_SIZE_OVERFLOW otherwise. */
+gp_status gpi_render_check_size(int width, int height);
+
 gp_status gpi_cpu_renderer_create(int width, int height, gpi_cpu_renderer **out);
 void gpi_cpu_renderer_destroy(gpi_cpu_renderer *r);
 /* Copy the circles (grows the copy only when the scene grows). */

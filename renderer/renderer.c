@@ -17,22 +17,12 @@ struct gp_renderer {
     unsigned long scene_frame; /* set_scene of the same ones copies nothing */
 };
 
-static gp_status check_size(int width, int height)
-{
-    size_t px, bytes;
-    if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
-        return GP_ERROR_INVALID_ARGUMENT;
-    if (gpi_mul_size((size_t)width, (size_t)height, &px) || gpi_mul_size(px, 4 * sizeof(float), &bytes))
-        return GP_ERROR_SIZE_OVERFLOW;
-    return GP_SUCCESS;
-}
-
 gp_status gp_renderer_create(gp_renderer **out, gp_context *ctx, int width, int height)
 {
     gp_renderer *r;
     gp_status st;
     if (!out || gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    if ((st = check_size(width, height)))
+    if ((st = gpi_render_check_size(width, height)))
         return gpi_error(ctx, st, "gp_renderer_create: image size %dx%d outside 1..%d", width, height,
                          GP_RENDER_MAX_SIDE);
     if ((st = gpi_enter(ctx))) return st;

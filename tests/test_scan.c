@@ -31,32 +31,6 @@ static void brute_scan(gp_dtype d, gp_op op, gp_scan_kind kind, const void *in, 
     }
 }
 
-/* Integers: the full range (sums wrap). Float sums: integers in [-8, 8),
- * whose partial sums stay far below 2^24, so every summation order gives
- * the exact same result and the CUDA result can be compared exactly. Float
- * min/max: real values in [-1000, 1000). */
-static void fill_input(gp_dtype d, gp_op op, void *buf, size_t n)
-{
-    size_t i;
-    if (is_float(d) && op == GP_OP_SUM) {
-        gpt_fill_random(d, buf, n, 16);
-        for (i = 0; i < n; i++) {
-            if (d == GP_FLOAT32) ((float *)buf)[i] -= 8.0f;
-            else ((double *)buf)[i] -= 8.0;
-        }
-    } else {
-        gpt_fill_random(d, buf, n, 0);
-    }
-}
-
-static void expect_equal(const void *want, const void *got, gp_dtype d, size_t n, const char *what)
-{
-    size_t es = gp_dtype_size(d), i;
-    if (n == 0 || memcmp(want, got, n * es) == 0) return;
-    for (i = 0; i < n; i++)
-        if (memcmp((const char *)want + i * es, (const char *)got + i * es, es) != 0) break;
-    fail_msg("%s (%s, n=%zu): first mismatch at element %zu", what, gpt_dtype_name(d), n, i);
-}
 
 /* ---- (1) the reference against the brute force --------------------------- */
 static void reference_matches_brute_force(void **state)
