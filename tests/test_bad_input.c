@@ -29,7 +29,6 @@ static const int bad_ops[] = {0, -1, 4, 99};
 static const int bad_kinds[] = {0, 3, -7};
 static const int bad_flag_types[] = {0, 3, -1};
 static const int bad_boundaries[] = {0, 4, -2};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* n whose byte count fits size_t but runs past the end of the address
  * space from any real pointer; and n whose byte count overflows. */
@@ -41,13 +40,6 @@ typedef struct bufs {
     char *host;           /* plain host memory (wrong memory for CUDA) */
     unsigned char poison[BYTES];
 } bufs;
-
-static int on_cuda(gp_context *ctx)
-{
-    gp_backend b = GP_BACKEND_CPU;
-    gp_context_get_backend(ctx, &b);
-    return b == GP_BACKEND_CUDA;
-}
 
 static void make_bufs(gp_context *ctx, bufs *B)
 {
@@ -185,7 +177,7 @@ static void context_create_bad(void **state)
 static void context_and_buffers_bad(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    const int cuda = on_cuda(ctx);
+    const int cuda = gpt_on_cuda(ctx);
     bufs B;
     void *p = (void *)0x55;
     gp_backend be = (gp_backend)42;
@@ -258,7 +250,7 @@ static void context_and_buffers_bad(void **state)
 static void scan_bad(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    const int cuda = on_cuda(ctx);
+    const int cuda = gpt_on_cuda(ctx);
     bufs B;
     size_t k;
     make_bufs(ctx, &B);
@@ -294,7 +286,7 @@ static void scan_bad(void **state)
 static void reduce_bad(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    const int cuda = on_cuda(ctx);
+    const int cuda = gpt_on_cuda(ctx);
     bufs B;
     uint64_t result = 0x1122334455667788ull;
     size_t k;
@@ -320,7 +312,7 @@ static void reduce_bad(void **state)
 static void compact_bad(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    const int cuda = on_cuda(ctx);
+    const int cuda = gpt_on_cuda(ctx);
     bufs B;
     size_t count = 4242, k;
     uint64_t *idx;
@@ -380,7 +372,7 @@ static void compact_bad(void **state)
 static void find_repeats_bad(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    const int cuda = on_cuda(ctx);
+    const int cuda = gpt_on_cuda(ctx);
     bufs B;
     size_t count = 4242, k;
     uint64_t *idx;
@@ -416,7 +408,7 @@ static void find_repeats_bad(void **state)
 static void transpose_bad(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    const int cuda = on_cuda(ctx);
+    const int cuda = gpt_on_cuda(ctx);
     static const size_t bad_sizes[] = {0, 1, 2, 3, 12, 32, SIZE_MAX};
     bufs B;
     size_t k;
@@ -447,7 +439,7 @@ static void transpose_bad(void **state)
 static void stencils_bad(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    const int cuda = on_cuda(ctx);
+    const int cuda = gpt_on_cuda(ctx);
     static const gp_dtype int_types[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64};
     const gp_stencil3 w3 = {0.25, 0.5, 0.25};
     const gp_stencil5 w5 = {-4, 1, 1, 1, 1};
@@ -567,7 +559,7 @@ static void render_both_ways(gp_context *ctx, const gp_circle *circles, size_t n
             float *ref = gpt_malloc(n * sizeof(float)), *img = gpt_malloc(n * sizeof(float));
             assert_int_equal(gp_render_reference(s, w, h, ref), GP_SUCCESS);
             GPT_OK(ctx, gp_render(ctx, s, w, h, img));
-            if (!on_cuda(ctx)) {
+            if (!gpt_on_cuda(ctx)) {
                 for (i = 0; i < n; i++)
                     if (!same_float(ref[i], img[i]))
                         fail_msg("%s, snow=%d %dx%d: float %zu is %g, reference %g", what, snow, w, h, i,

@@ -12,7 +12,6 @@
 
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
 static const gp_flag_type flag_types[] = {GP_UINT8_FLAGS, GP_INT32_FLAGS};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 enum pattern { RANDOM_DENSE, RANDOM_SPARSE, ALL_ZERO, ALL_SET, NPATTERNS };
 static const char *pattern_name(int p)
@@ -40,13 +39,6 @@ static void fill_flags(gp_flag_type t, void *flags, size_t n, int pattern)
 static int flag_at(gp_flag_type t, const void *flags, size_t i)
 {
     return t == GP_UINT8_FLAGS ? ((const uint8_t *)flags)[i] != 0 : ((const int32_t *)flags)[i] != 0;
-}
-
-static void expect_poison(const void *p, size_t from, size_t to, const char *what)
-{
-    size_t i;
-    for (i = from; i < to; i++)
-        if (((const unsigned char *)p)[i] != 0xA5) fail_msg("%s: byte %zu past the count was written", what, i);
 }
 
 /* ---- (1) the reference against a brute force ----------------------------------
@@ -89,13 +81,13 @@ static void reference_matches_brute_force(void **state)
                     bcount = brute_compact(es, in, t, flags, brute, n);
                     assert_int_equal(count, bcount);
                     if (count) assert_memory_equal(ref, brute, count * es);
-                    expect_poison(ref, count * es, n * es, "reference compact");
+                    gpt_expect_poison(ref, count * es, n * es, "reference compact");
                     gpt_poison(idx, n * 8);
                     count = 12345;
                     assert_int_equal(gpi_cpu_compact_indices(flags, t, idx, n, &count), GP_SUCCESS);
                     assert_int_equal(count, bcount);
                     for (i = 0; i < count; i++) assert_true(flag_at(t, flags, idx[i]) && (i == 0 || idx[i] > idx[i - 1]));
-                    expect_poison(idx, count * 8, n * 8, "reference compact_indices");
+                    gpt_expect_poison(idx, count * 8, n * 8, "reference compact_indices");
                     free(in);
                     free(flags);
                     free(ref);
@@ -123,7 +115,7 @@ static void run_compact(gp_context *ctx, gp_dtype d, gp_flag_type t, size_t n, i
     if (count != ref_count) fail_msg("%s: count %zu, want %zu", what, count, ref_count);
     gpt_buffer_to(ctx, got, out, n * es);
     if (count && memcmp(ref, got, count * es) != 0) fail_msg("%s: elements differ", what);
-    expect_poison(got, count * es, n * es, what);
+    gpt_expect_poison(got, count * es, n * es, what);
     gpt_buffer_free(ctx, in);
     gpt_buffer_free(ctx, flags);
     gpt_buffer_free(ctx, out);
@@ -149,7 +141,7 @@ static void run_indices(gp_context *ctx, gp_flag_type t, size_t n, int pattern)
     if (count != ref_count) fail_msg("%s: count %zu, want %zu", what, count, ref_count);
     gpt_buffer_to(ctx, got, out, n * 8);
     if (count && memcmp(ref, got, count * 8) != 0) fail_msg("%s: indices differ", what);
-    expect_poison(got, count * 8, n * 8, what);
+    gpt_expect_poison(got, count * 8, n * 8, what);
     gpt_buffer_free(ctx, flags);
     gpt_buffer_free(ctx, out);
     free(flags_h);
@@ -193,20 +185,12 @@ static void compact_in_may_alias_flags(void **state)
     assert_int_equal(count, 3);
     gpt_buffer_to(ctx, got, out, sizeof got);
     assert_memory_equal(got, want, sizeof want);
-    expect_poison(got, sizeof want, sizeof got, "aliased compact");
+    gpt_expect_poison(got, sizeof want, sizeof got, "aliased compact");
     gpt_buffer_free(ctx, buf);
     gpt_buffer_free(ctx, out);
 }
 
 /* ---- (3) bad arguments: a status, a message, and outputs untouched --------- */
-static void expect_untouched(gp_context *ctx, const void *buf, size_t bytes)
-{
-    unsigned char *host = gpt_malloc(bytes);
-    gpt_buffer_to(ctx, host, buf, bytes);
-    expect_poison(host, 0, bytes, "failing call");
-    free(host);
-}
-
 static void compact_bad_arguments(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -251,11 +235,11 @@ static void compact_bad_arguments(void **state)
                          GP_ERROR_WRONG_MEMORY);
         assert_int_equal(gp_compact(ctx, GP_INT32, in, flags, GP_UINT8_FLAGS, host, n, &count),
                          GP_ERROR_WRONG_MEMORY);
-        expect_poison(host, 0, sizeof host, "host memory given to CUDA");
+        gpt_expect_poison(host, 0, sizeof host, "host memory given to CUDA");
     }
     assert_int_equal(count, 777);
-    expect_untouched(ctx, out, 2 * n * 8);
-    expect_untouched(ctx, in, 2 * n * 8);
+    gpt_expect_untouched(ctx, out, 2 * n * 8);
+    gpt_expect_untouched(ctx, in, 2 * n * 8);
 
     /* n == 0 writes a count of 0 and needs no buffers. */
     GPT_OK(ctx, gp_compact(ctx, GP_INT32, NULL, NULL, GP_UINT8_FLAGS, NULL, 0, &count));
@@ -295,11 +279,11 @@ static void compact_indices_bad_arguments(void **state)
         uint64_t host[64];
         gpt_poison(host, sizeof host);
         assert_int_equal(gp_compact_indices(ctx, flags, GP_UINT8_FLAGS, host, n, &count), GP_ERROR_WRONG_MEMORY);
-        expect_poison(host, 0, sizeof host, "host memory given to CUDA");
+        gpt_expect_poison(host, 0, sizeof host, "host memory given to CUDA");
     }
     assert_int_equal(count, 777);
-    expect_untouched(ctx, out, n * 8);
-    expect_untouched(ctx, flags, n * 8 * 2);
+    gpt_expect_untouched(ctx, out, n * 8);
+    gpt_expect_untouched(ctx, flags, n * 8 * 2);
     GPT_OK(ctx, gp_compact_indices(ctx, NULL, GP_INT32_FLAGS, NULL, 0, &count));
     assert_int_equal(count, 0);
     gpt_buffer_free(ctx, flags);

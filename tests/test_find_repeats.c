@@ -12,7 +12,6 @@
 #include <string.h>
 
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 enum pattern { SMALL_RANGE, ALL_EQUAL, NO_REPEATS, NPATTERNS };
 static const char *pattern_name(int p)
@@ -40,13 +39,6 @@ static void fill(gp_dtype d, void *buf, size_t n, int pattern)
         case GP_FLOAT64: ((double *)buf)[i] = (double)v * 0.25; break;
         }
     }
-}
-
-static void expect_poison(const void *p, size_t from, size_t to, const char *what)
-{
-    size_t i;
-    for (i = from; i < to; i++)
-        if (((const unsigned char *)p)[i] != 0xA5) fail_msg("%s: byte %zu past the count was written", what, i);
 }
 
 /* ---- (1) the reference against a brute force ----------------------------------
@@ -90,7 +82,7 @@ static void reference_matches_brute_force(void **state)
                 bcount = brute_repeats(d, in, n, brute);
                 assert_int_equal(count, bcount);
                 if (count) assert_memory_equal(ref, brute, count * 8);
-                expect_poison(ref, count * 8, n * 8, "reference find_repeats");
+                gpt_expect_poison(ref, count * 8, n * 8, "reference find_repeats");
                 if (p == ALL_EQUAL) assert_int_equal(count, n ? n - 1 : 0);
                 if (p == NO_REPEATS) assert_int_equal(count, 0);
                 free(in);
@@ -117,7 +109,7 @@ static void run_case(gp_context *ctx, gp_dtype d, size_t n, int pattern, const v
     if (count != ref_count) fail_msg("%s: count %zu, want %zu", what, count, ref_count);
     gpt_buffer_to(ctx, got, out, n * 8);
     if (count && memcmp(ref, got, count * 8) != 0) fail_msg("%s: indices differ", what);
-    expect_poison(got, count * 8, n * 8, what);
+    gpt_expect_poison(got, count * 8, n * 8, what);
     gpt_buffer_free(ctx, in);
     gpt_buffer_free(ctx, out);
     free(host);
@@ -156,7 +148,7 @@ static void find_repeats_float_rules(void **state)
         assert_int_equal(count, COUNT(want));
         gpt_buffer_to(ctx, got, out, n * 8);
         assert_memory_equal(got, want, sizeof want);
-        expect_poison(got, sizeof want, sizeof got, "float rules");
+        gpt_expect_poison(got, sizeof want, sizeof got, "float rules");
         /* the reference agrees */
         gpi_cpu_find_repeats(d, host, n, got, &ref_count);
         assert_int_equal(ref_count, COUNT(want));
@@ -184,14 +176,6 @@ static void find_repeats_integer_bits(void **state)
 }
 
 /* ---- (3) bad arguments: a status, a message, and outputs untouched --------- */
-static void expect_untouched(gp_context *ctx, const void *buf, size_t bytes)
-{
-    unsigned char *host = gpt_malloc(bytes);
-    gpt_buffer_to(ctx, host, buf, bytes);
-    expect_poison(host, 0, bytes, "failing call");
-    free(host);
-}
-
 static void find_repeats_bad_arguments(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -226,11 +210,11 @@ static void find_repeats_bad_arguments(void **state)
         gpt_poison(host, sizeof host);
         assert_int_equal(gp_find_repeats(ctx, GP_INT32, in, n, host, &count), GP_ERROR_WRONG_MEMORY);
         assert_int_equal(gp_find_repeats(ctx, GP_INT32, host, n, o, &count), GP_ERROR_WRONG_MEMORY);
-        expect_poison(host, 0, sizeof host, "host memory given to CUDA");
+        gpt_expect_poison(host, 0, sizeof host, "host memory given to CUDA");
     }
     assert_int_equal(count, 777);
-    expect_untouched(ctx, out, n * 8);
-    expect_untouched(ctx, in, n * 8 * 2);
+    gpt_expect_untouched(ctx, out, n * 8);
+    gpt_expect_untouched(ctx, in, n * 8 * 2);
 
     /* n == 0 and n == 1 have no pairs: count 0, no indices buffer needed. */
     GPT_OK(ctx, gp_find_repeats(ctx, GP_INT32, NULL, 0, NULL, &count));

@@ -157,13 +157,6 @@ static gp_context *large_ctx(void **state, size_t device_bytes)
     return ctx;
 }
 
-static int on_cuda(gp_context *ctx)
-{
-    gp_backend b = GP_BACKEND_CPU;
-    gp_context_get_backend(ctx, &b);
-    return b == GP_BACKEND_CUDA;
-}
-
 /* ---- the inputs ----------------------------------------------------------------- */
 
 /* Where the 2^31 boundary is (or the middle, for a smaller GP_TEST_LARGE_N). */
@@ -489,7 +482,7 @@ static void workspace_out_of_memory(void **state)
     size_t nhog = 0, size, count = 0, want = 0, i, hogged = 0;
     gp_status s_compact, s_scan;
     char msg_compact[256] = "", msg_scan[256] = "";
-    if (!on_cuda(ctx)) {
+    if (!gpt_on_cuda(ctx)) {
         print_message("SKIPPED: the workspace case needs the CUDA backend\n");
         skip();
     }

@@ -14,7 +14,6 @@
 
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
 static const gp_op ops[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Written backwards from the end for min/max (order does not matter for
  * them), forwards for sums (float sums must add in the reference's order). */
@@ -157,7 +156,7 @@ static void reduce_float_sum_real_values(void **state)
             gpt_poison(got, 16);
             GPT_OK(ctx, gp_reduce(ctx, d, GP_OP_SUM, in, n, got));
             check_result_area(got, d);
-            if (!on_cuda(ctx)) {
+            if (!gpt_on_cuda(ctx)) {
                 expect_equal(ref, got, d, 1, "real-valued float sum [cpu]");
             } else {
                 for (i = 0; i < n; i++) abs_sum += fabs(load(d, host, i).f);
@@ -232,7 +231,7 @@ static void reduce_bad_arguments(void **state)
     assert_true(strlen(gp_context_last_error(ctx)) > 0);
     assert_int_equal(gp_reduce(ctx, GP_UINT64, GP_OP_MAX, in, SIZE_MAX / 8 + 1, res), GP_ERROR_SIZE_OVERFLOW);
     assert_int_equal(gp_reduce(ctx, GP_INT64, GP_OP_MAX, (char *)in + 4, n, res), GP_ERROR_INVALID_ARGUMENT);
-    if (on_cuda(ctx)) {
+    if (gpt_on_cuda(ctx)) {
         unsigned char host[800];
         gpt_poison(host, sizeof host);
         assert_int_equal(gp_reduce(ctx, GP_INT32, GP_OP_SUM, host, n, res), GP_ERROR_WRONG_MEMORY);

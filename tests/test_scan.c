@@ -15,7 +15,6 @@
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
 static const gp_op ops[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
 static const gp_scan_kind kinds[] = {GP_SCAN_EXCLUSIVE, GP_SCAN_INCLUSIVE};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *kind_name(gp_scan_kind k) { return k == GP_SCAN_EXCLUSIVE ? "exclusive" : "inclusive"; }
 
@@ -193,7 +192,7 @@ static void scan_float_sum_real_values(void **state)
                 out = gpt_poisoned_buffer(ctx, bytes);
                 GPT_OK(ctx, gp_scan(ctx, d, GP_OP_SUM, kind, in, out, n));
                 gpt_buffer_to(ctx, got, out, bytes);
-                if (!on_cuda(ctx)) {
+                if (!gpt_on_cuda(ctx)) {
                     expect_equal(ref, got, d, n, "real-valued float sum scan [cpu]");
                 } else {
                     for (i = 0; i < n; i++) {
@@ -234,16 +233,6 @@ static void scan_with_user_workspace(void **state)
 }
 
 /* ---- (3) bad arguments: a status, a message, and outputs untouched --------- */
-static void expect_untouched(gp_context *ctx, const void *buf, size_t bytes)
-{
-    unsigned char *host = gpt_malloc(bytes);
-    size_t i;
-    gpt_buffer_to(ctx, host, buf, bytes);
-    for (i = 0; i < bytes; i++)
-        if (host[i] != 0xA5) fail_msg("output byte %zu changed by a failing call", i);
-    free(host);
-}
-
 static void scan_bad_arguments(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -274,21 +263,21 @@ static void scan_bad_arguments(void **state)
                      GP_ERROR_INVALID_ARGUMENT);
     assert_int_equal(gp_scan(ctx, GP_INT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, inb + 4, out, n / 2),
                      GP_ERROR_INVALID_ARGUMENT);
-    expect_untouched(ctx, in, (n + 1) * 4);
-    expect_untouched(ctx, out, (n + 1) * 4);
+    gpt_expect_untouched(ctx, in, (n + 1) * 4);
+    gpt_expect_untouched(ctx, out, (n + 1) * 4);
 
     /* n == 0 does nothing and needs no pointers. */
     GPT_OK(ctx, gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, NULL, NULL, 0));
     GPT_OK(ctx, gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, 0));
-    expect_untouched(ctx, out, (n + 1) * 4);
+    gpt_expect_untouched(ctx, out, (n + 1) * 4);
 
-    if (on_cuda(ctx)) {
+    if (gpt_on_cuda(ctx)) {
         /* Host memory handed to the CUDA backend. */
         unsigned char host[400];
         gpt_poison(host, sizeof host);
         assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, host, out, n), GP_ERROR_WRONG_MEMORY);
         assert_int_equal(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, host, n), GP_ERROR_WRONG_MEMORY);
-        expect_untouched(ctx, out, (n + 1) * 4);
+        gpt_expect_untouched(ctx, out, (n + 1) * 4);
     }
     gpt_buffer_free(ctx, in);
     gpt_buffer_free(ctx, out);

@@ -110,7 +110,29 @@ void gpt_fill_random(gp_dtype dtype, void *buf, size_t n, uint64_t range)
 
 void gpt_poison(void *buf, size_t bytes)
 {
-    if (bytes) memset(buf, 0xA5, bytes);
+    if (bytes) memset(buf, GPT_POISON, bytes);
+}
+
+void gpt_expect_poison(const void *p, size_t from, size_t to, const char *what)
+{
+    size_t i;
+    for (i = from; i < to; i++)
+        if (((const unsigned char *)p)[i] != GPT_POISON) fail_msg("%s: byte %zu was written", what, i);
+}
+
+void gpt_expect_untouched(gp_context *ctx, const void *buf, size_t bytes)
+{
+    unsigned char *host = gpt_malloc(bytes);
+    gpt_buffer_to(ctx, host, buf, bytes);
+    gpt_expect_poison(host, 0, bytes, "a failing call");
+    free(host);
+}
+
+int gpt_on_cuda(gp_context *ctx)
+{
+    gp_backend b = GP_BACKEND_CPU;
+    gp_context_get_backend(ctx, &b);
+    return b == GP_BACKEND_CUDA;
 }
 
 void *gpt_malloc(size_t bytes)

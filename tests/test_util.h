@@ -52,8 +52,22 @@ double gpt_uniform(void); /* [0, 1) */
  * integers and [-1000, 1000) for floats. */
 void gpt_fill_random(gp_dtype dtype, void *buf, size_t n, uint64_t range);
 
-/* Fill bytes with 0xA5 so that unwritten outputs are visible. */
+/* Fill bytes with GPT_POISON so that unwritten outputs are visible. */
+#define GPT_POISON 0xA5
 void gpt_poison(void *buf, size_t bytes);
+
+/* Fail unless bytes [from, to) of host memory p still hold GPT_POISON
+ * (`what` names the call in the failure). */
+void gpt_expect_poison(const void *p, size_t from, size_t to, const char *what);
+
+/* Fail unless the whole backend buffer still holds GPT_POISON: a failing
+ * call must write nothing. */
+void gpt_expect_untouched(gp_context *ctx, const void *buf, size_t bytes);
+
+/* Is the context's backend CUDA? */
+int gpt_on_cuda(gp_context *ctx);
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Host buffer helpers that fail the test on allocation failure. */
 void *gpt_malloc(size_t bytes);

@@ -13,13 +13,6 @@
 
 static inline const char *op_name(gp_op op) { return op == GP_OP_SUM ? "sum" : op == GP_OP_MIN ? "min" : "max"; }
 static inline int is_float(gp_dtype d) { return d == GP_FLOAT32 || d == GP_FLOAT64; }
-static inline int on_cuda(gp_context *ctx)
-{
-    gp_backend b = GP_BACKEND_CPU;
-    gp_context_get_backend(ctx, &b);
-    return b == GP_BACKEND_CUDA;
-}
-
 /* ---- an independent brute force ------------------------------------------
  * Values travel as a generic pair: integers as 64-bit words (sign-extended
  * for signed types, so 64-bit compares order them right), floats as double.
