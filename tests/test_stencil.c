@@ -361,13 +361,12 @@ static void stencil_bad_arguments(void **state)
     static const gp_dtype int_types[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64};
     static const gp_boundary bad_bounds[] = {(gp_boundary)0, (gp_boundary)99};
     const size_t n = 64, rows = 8, cols = 8, bytes = 64 * 8;
-    unsigned char *host = gpt_malloc(bytes), *back = gpt_malloc(2 * bytes), *poison = gpt_malloc(2 * bytes);
+    unsigned char *host = gpt_malloc(bytes), *back = gpt_malloc(2 * bytes);
     unsigned char *in, *out, *big;
     gp_backend backend;
     size_t i, ti;
 
     gpt_fill_random(GP_FLOAT64, host, n, 0);
-    gpt_poison(poison, 2 * bytes);
     in = gpt_buffer_from(ctx, host, bytes);
     out = gpt_poisoned_buffer(ctx, bytes);
     big = gpt_poisoned_buffer(ctx, 2 * bytes);
@@ -462,10 +461,8 @@ static void stencil_bad_arguments(void **state)
 
     /* Nothing was written anywhere. */
     GPT_OK(ctx, gp_context_synchronize(ctx));
-    gpt_buffer_to(ctx, back, out, bytes);
-    assert_memory_equal(back, poison, bytes);
-    gpt_buffer_to(ctx, back, big, 2 * bytes);
-    assert_memory_equal(back, poison, 2 * bytes);
+    gpt_expect_untouched(ctx, out, bytes);
+    gpt_expect_untouched(ctx, big, 2 * bytes);
     gpt_buffer_to(ctx, back, in, bytes);
     assert_memory_equal(back, host, bytes);
 
@@ -474,7 +471,6 @@ static void stencil_bad_arguments(void **state)
     gpt_buffer_free(ctx, big);
     free(host);
     free(back);
-    free(poison);
 }
 
 int main(void)
