@@ -75,8 +75,11 @@ gp_status gp_context_create(gp_context **out, gp_backend backend, int device)
          * that the first primitive call does not pay for it. */
         cudaError_t e = cudaSetDevice(device);
         if (e == cudaSuccess) e = cudaFree(0);
+        if (e == cudaSuccess) e = cudaHostAlloc(&ctx->pinned, 256, cudaHostAllocMapped);
+        if (e == cudaSuccess) e = cudaHostGetDevicePointer(&ctx->pinned_dev, ctx->pinned, 0);
         if (e != cudaSuccess) {
             gp_status s = gpi_cuda_status(NULL, e, "cudaSetDevice");
+            if (ctx->pinned) cudaFreeHost(ctx->pinned);
             free(ctx);
             return s;
         }
@@ -103,6 +106,7 @@ void gp_context_destroy(gp_context *ctx)
     if (!ctx) return;
     if (ctx->backend == GP_BACKEND_CUDA) cudaSetDevice(ctx->device);
     release_cache(ctx);
+    if (ctx->pinned) cudaFreeHost(ctx->pinned);
     free(ctx);
 }
 

@@ -4,8 +4,8 @@
  * and gp_compact_indices selects from a counting iterator, so the whole file
  * instantiates 2 flag types x (two word sizes + indices) = 6 selections.
  * DeviceSelect takes num_items as int64 and handles n past 2^31 itself.
- * The count goes to a device int64 in the workspace, then to the host after
- * a stream synchronize; *count_host is written only on success. */
+ * The count goes into the context's mapped page-locked buffer, then after a
+ * stream synchronize to the caller; *count_host is written only on success. */
 #include "internal.h"
 
 #include <cub/device/device_select.cuh>
@@ -22,26 +22,27 @@ gp_status select_flagged(gp_context *ctx, InIt in, const void *flags_, Out *out,
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const Flag *flags = (const Flag *)flags_;
+    /* CUB writes the count straight into the context's mapped page-locked
+     * buffer: no copy operation after the kernels. */
+    int64_t *count_host_buf = (int64_t *)ctx->pinned;
     int64_t count = 0;
     gp_status s;
+    *count_host_buf = n > 0 ? -1 : 0; /* -1 is impossible: caught below if never written */
     if (n > 0) {
         size_t temp_bytes = 0;
         void *ws = nullptr;
-        cudaError_t e = cub::DeviceSelect::Flagged(nullptr, temp_bytes, in, flags, out, (int64_t *)nullptr,
-                                                   (int64_t)n, stream);
+        int64_t *d_count = (int64_t *)ctx->pinned_dev;
+        cudaError_t e = cub::DeviceSelect::Flagged(nullptr, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
         if ((s = gpi_cuda_status(ctx, e, what))) return s;
-        /* Layout: [count: 256 bytes][CUB temp], aligned up to 256 in case a
-         * caller-provided workspace is not. */
-        if ((s = gpi_workspace(ctx, 512 + temp_bytes, &ws))) return s;
-        char *base = (char *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
-        int64_t *d_count = (int64_t *)base;
-        e = cub::DeviceSelect::Flagged(base + 256, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
+        /* Aligned up to 256 in case a caller-provided workspace is not. */
+        if ((s = gpi_workspace(ctx, 256 + temp_bytes, &ws))) return s;
+        void *temp = (void *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
+        e = cub::DeviceSelect::Flagged(temp, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
         if ((s = gpi_cuda_status(ctx, e, what))) return s;
-        e = cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream);
-        if ((s = gpi_cuda_status(ctx, e, "compact count cudaMemcpyAsync"))) return s;
     }
     /* Also for n == 0: the call is documented to synchronize the stream. */
     if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "compact cudaStreamSynchronize"))) return s;
+    count = *count_host_buf;
     if (count < 0 || (uint64_t)count > (uint64_t)n)
         return gpi_error(ctx, GP_ERROR_INTERNAL, "%s: impossible count %lld", what, (long long)count);
     *count_host = (size_t)count;

@@ -26,31 +26,43 @@ using gpi::OpSum;
 
 
 
+/* CUB's reduction into d_result, with Offset as its item count type: 32-bit
+ * when n fits (CUB's index arithmetic is then cheaper), else 64-bit. The
+ * workspace is aligned up to 256 in case a caller-provided one is not. */
+template <typename T, typename Op, typename Offset>
+gp_status reduce_launch(gp_context *ctx, const T *in, Offset n, T identity, T *d_result)
+{
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    size_t temp_bytes = 0;
+    void *ws = nullptr;
+    gp_status s;
+    cudaError_t e = cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, d_result, n, Op(), identity, stream);
+    if ((s = gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce (size query)"))) return s;
+    if ((s = gpi_workspace(ctx, 256 + temp_bytes, &ws))) return s;
+    void *temp = (void *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
+    e = cub::DeviceReduce::Reduce(temp, temp_bytes, in, d_result, n, Op(), identity, stream);
+    return gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce");
+}
+
 template <typename T, typename Op>
 gp_status reduce_op(gp_context *ctx, const void *in_, size_t n, T identity, void *result_host)
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const T *in = (const T *)in_;
-    size_t temp_bytes = 0;
-    void *ws = nullptr;
-    T value = identity;
+    /* CUB writes the result straight into the context's mapped page-locked
+     * buffer: no copy operation after the kernels. */
+    T *host = (T *)ctx->pinned;
     gp_status s;
+    *host = identity; /* what n == 0 returns */
     if (n > 0) {
-        cudaError_t e = cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, (T *)nullptr, n, Op(), identity, stream);
-        if ((s = gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce (size query)"))) return s;
-        /* Layout: [result: 256 bytes][CUB temp], aligned up to 256 in case a
-         * caller-provided workspace is not. */
-        if ((s = gpi_workspace(ctx, 512 + temp_bytes, &ws))) return s;
-        char *base = (char *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
-        T *d_result = (T *)base;
-        e = cub::DeviceReduce::Reduce(base + 256, temp_bytes, in, d_result, n, Op(), identity, stream);
-        if ((s = gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce"))) return s;
-        e = cudaMemcpyAsync(&value, d_result, sizeof(T), cudaMemcpyDeviceToHost, stream);
-        if ((s = gpi_cuda_status(ctx, e, "reduce result cudaMemcpyAsync"))) return s;
+        T *d_result = (T *)ctx->pinned_dev;
+        s = n <= (size_t)INT32_MAX ? reduce_launch<T, Op, int>(ctx, in, (int)n, identity, d_result)
+                                   : reduce_launch<T, Op, size_t>(ctx, in, n, identity, d_result);
+        if (s) return s;
     }
     /* Also for n == 0: the call is documented to synchronize the stream. */
     if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "reduce cudaStreamSynchronize"))) return s;
-    std::memcpy(result_host, &value, sizeof(T)); /* written only on success */
+    std::memcpy(result_host, host, sizeof(T)); /* written only on success */
     return GP_SUCCESS;
 }
 
