@@ -24,6 +24,9 @@ namespace {
 struct repeats_policy {
     static constexpr int threads = 256;
     static constexpr int vectors = 4; /* 16-byte vectors per thread per tile */
+    /* 16 KB tiles take less time than the scan's 32 KB: shorter look-back
+     * delays (swept in scan_onepass.cuh). */
+    static constexpr gpi::lookback_delay delay = {1500, 700};
 };
 
 template <typename C>
@@ -69,7 +72,8 @@ find_repeats_kernel(const T *in, long long n, bool vec, gpi::tile_state<C> st, u
         mask[k] = m;
         count[k] = (C)__popc(m);
     }
-    const C end = gpi::block_vector_prefixes<C, CountSum<C>, THREADS, VEC, true>(count, before, tile, C(0), st);
+    const C end = gpi::block_vector_prefixes<C, CountSum<C>, THREADS, VEC, true>(count, before, tile, C(0), st,
+                                                                                  repeats_policy::delay);
     /* Stage the tile's repeats in shared memory in output order, then write
      * them with consecutive threads on consecutive slots: scattered 8-byte
      * stores from each thread kept L2 busy (ncu, half the elements
@@ -107,35 +111,37 @@ gp_status run_repeats(gp_context *ctx, const T *in, size_t n, uint64_t *out, siz
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const long long tiles = ((long long)n + repeats_tile<T>::ITEMS - 1) / repeats_tile<T>::ITEMS;
     const bool packed = sizeof(C) == 4;
-    /* Layout, each part 256-byte aligned: [count][look-back state]. */
+    /* Workspace: the look-back state, 256-byte aligned. */
     const size_t state_bytes = packed ? gpi::align256((size_t)tiles * 8)
                                       : 2 * gpi::align256((size_t)tiles * sizeof(C)) + gpi::align256((size_t)tiles * 4);
     void *ws = nullptr;
+    /* The last tile writes the count straight into the context's mapped
+     * page-locked buffer: no copy operation after the kernel. */
+    C *count_host_buf = (C *)ctx->pinned, *d_count = (C *)ctx->pinned_dev;
     C count = 0;
     gp_status s;
     cudaError_t e;
     if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "find_repeats: too many tiles");
-    if ((s = gpi_workspace(ctx, 256 + 256 + state_bytes, &ws))) return s;
+    if ((s = gpi_workspace(ctx, 256 + state_bytes, &ws))) return s;
     char *p = (char *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
-    C *d_count = (C *)p;
     gpi::tile_state<C> st = {};
     if (packed) {
-        st.packed = (unsigned long long *)(p + 256);
+        st.packed = (unsigned long long *)p;
         e = cudaMemsetAsync(st.packed, 0, (size_t)tiles * 8, stream);
     } else {
-        st.aggregates = (C *)(p + 256);
-        st.inclusives = (C *)(p + 256 + gpi::align256((size_t)tiles * sizeof(C)));
-        st.flags = (uint32_t *)(p + 256 + 2 * gpi::align256((size_t)tiles * sizeof(C)));
+        st.aggregates = (C *)p;
+        st.inclusives = (C *)(p + gpi::align256((size_t)tiles * sizeof(C)));
+        st.flags = (uint32_t *)(p + 2 * gpi::align256((size_t)tiles * sizeof(C)));
         e = cudaMemsetAsync(st.flags, 0, (size_t)tiles * 4, stream);
     }
     if ((s = gpi_cuda_status(ctx, e, "find_repeats cudaMemsetAsync"))) return s;
+    *count_host_buf = (C)-1; /* impossible: caught below if the kernel never wrote it */
     const bool vec = (uintptr_t)in % 16 == 0;
     find_repeats_kernel<T, C><<<(unsigned)tiles, repeats_policy::threads, 0, stream>>>(in, (long long)n, vec, st, out,
                                                                                      d_count);
     if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "find_repeats kernel launch"))) return s;
-    e = cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream);
-    if ((s = gpi_cuda_status(ctx, e, "find_repeats count cudaMemcpyAsync"))) return s;
     if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "find_repeats cudaStreamSynchronize"))) return s;
+    count = *count_host_buf;
     if ((uint64_t)count > (uint64_t)(n - 1))
         return gpi_error(ctx, GP_ERROR_INTERNAL, "find_repeats: impossible count %llu", (unsigned long long)count);
     *count_host = (size_t)count;
