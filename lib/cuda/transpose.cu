@@ -1,55 +1,85 @@
 /* cuda/transpose.cu - tiled out-of-place transpose for 4-, 8- and 16-byte
- * elements. Two kernels; both take a 1-D grid that covers every tile in one
- * launch (a block loops over tiles only past 2^31 - 1 of them), the tile
- * index running along a row of tiles, so the blocks resident together
- * (about 1000 on an H200) hold whole bands of neighbouring tiles and the
- * sectors that two tiles share meet in L2. Indices are 64-bit; every loop
- * bound depends on blockIdx/gridDim only, so each barrier is reached by all
- * threads of the block.
+ * elements. Three kernels; each takes a 1-D grid that covers every tile in
+ * one launch (a block loops over tiles only past 2^31 - 1 of them).
+ * Indices are 64-bit; every loop bound depends on blockIdx/gridDim only, so
+ * each barrier is reached by all threads of the block.
  *
- * Vector kernel (4- and 8-byte elements, both pointers 16-byte aligned,
- * rows and cols multiples of N = 16 / elem_size, so every row of the input
- * and of the output starts 16-byte aligned): a block of 256 threads moves a
- * 64 x 64 tile in 16-byte words both ways. A thread owns Q register blocks
- * of N x N elements (Q = 1 for 4 bytes, 4 for 8 bytes): it loads the N
- * rows of each block as N 16-byte words (a warp reads 512 bytes
- * per load: two 256-byte row pieces for floats, one 512-byte piece for
- * doubles), transposes the block in registers (renaming, no instructions),
- * and stores its N columns as 16-byte words into a shared tile laid out as
- * output rows. Shared slot (row, v) sits at (row, v ^ ((row / N) % 8)):
- * with that XOR the 8 threads of each quarter warp hit 8 distinct 16-byte
- * bank groups on the store (8 consecutive block columns) and on the read
- * (8 consecutive words of one output row). After one barrier each thread
- * reads 16-byte words of output rows and stores them, a warp again writing
- * 512 contiguous bytes. So each element costs 1/N of an LDG, STS, LDS and
- * STG, and a thread has 64 (floats) or 128 (doubles) bytes of loads in
- * flight before its first use: at 48 (76) registers, 5 (3) blocks are
- * resident, about 80 (96) KB of loads in flight per SM, over the 32-64 KB
- * HBM3e needs (capping registers for more blocks spills). Edge tiles (rows or
- * cols not multiples of 64) guard each 16-byte word, which is all in or
- * all out since the extents are multiples of N; interior tiles run
- * unguarded. Predicted on an H200 (copy 4244 GB/s): 16384^2 floats
- * 0.681 -> ~0.53 ms (~4000 GB/s, at or just past Sgeam's 0.542), 16384^2
- * doubles 1.135 -> ~1.06 ms (Dgeam 1.088).
+ * Tile order: the tile index runs DOWN a column of tiles (tile row
+ * fastest), so the ~700 blocks resident at once write a band of whole
+ * output rows, one contiguous 4-16 MB stream, while their reads are
+ * scattered 256-byte row pieces. Row order is the mirror image, and writes
+ * are the side that wants to stream: 16384^2 floats 0.540 -> 0.526 ms,
+ * doubles 1.14 -> 1.067, the word kernel on 12345 x 20011 floats 0.796 ->
+ * 0.678.
  *
- * Word kernel (every other case: 16-byte elements, extents that are not
- * multiples of N, pointers not 16-byte aligned, and the byte- and
- * word-wise element types for pointers not aligned to the element): the
- * classic tile, padded one element so a warp reading down a column hits
- * distinct banks (with 8- and 16-byte elements the row stride still puts
- * the lanes of each half (quarter) warp on distinct banks). 64 x 64 tiles
- * for elements up to 8 bytes (16 loads per thread, 64-128 bytes in flight),
- * 32 x 32 for 16-byte elements (4 loads of 16 bytes). Each thread issues
- * all its loads into registers before the first shared store, and only edge
- * tiles test bounds. Predicted: 12345 x 20011 floats 0.923 -> ~0.6 ms
- * (~3300-3500 GB/s; the old kernel had 16 bytes in flight per thread and
- * per-element guards everywhere).
+ * Vector kernel (4- and 8-byte elements, both bases 16-byte aligned, input
+ * rows whole 16-byte words, output rows sector-aligned): a block of 256
+ * threads moves a 64 x 64 tile in 16-byte words both ways. A thread owns Q
+ * register blocks of N x N elements (N = 16 / elem_size; Q = 1 for 4
+ * bytes, 4 for 8): it loads the N rows of each block as N 16-byte words (a
+ * warp reads 512 bytes per load), transposes the block in registers
+ * (renaming, no instructions), and stores its N columns as 16-byte words
+ * into a shared tile laid out as output rows. Shared slot (row, v) sits at
+ * (row, v ^ ((row / N) % 8)): with that XOR the 8 threads of each quarter
+ * warp hit 8 distinct 16-byte bank groups on the store and on the read.
+ * After one barrier each thread reads 16-byte words of output rows and
+ * stores them, a warp again writing 512 contiguous bytes. A thread has 64
+ * (floats) or 128 (doubles) bytes of loads in flight before its first use;
+ * at 44 (63) registers 5 (4) blocks are resident, 80 (128) KB in flight per
+ * SM. Edge tiles guard each 16-byte word (all in or all out); interior
+ * tiles run unguarded.
+ *
+ * Word kernel (output rows sector-aligned but the vector kernel does not
+ * apply, e.g. 16-byte elements; and pointers not aligned to the element,
+ * as several narrower words): the classic tile, padded one element so a
+ * warp reading down a column hits distinct banks. 64 x 64 tiles for
+ * elements up to 8 bytes, 32 x 32 for 16 bytes. Each thread issues all its
+ * loads into registers before the first shared store; only edge tiles test
+ * bounds.
+ *
+ * Aligned-write kernel, for output rows that do not start on a 32-byte
+ * sector (pointers aligned to the element). A misaligned INPUT row costs
+ * nothing (word kernel, 12344 x 20011 floats: 0.517 ms) but a misaligned
+ * OUTPUT row costs a third (12345 x 20012: 0.684): a warp store that covers
+ * part of a sector leaves L2 to merge it with the rest, written later by
+ * another tile. So output rows are split among tile rows at sector
+ * boundaries, not at multiples of E: in output row c, tile row by owns
+ * columns [E by - d_c, E by + E - d_c), d_c = the row start's offset in its
+ * sector (elements, < S = 32 / elem_size). A tile loads S input rows above
+ * its own (L2 hits: in column order the tile above ran just before), one
+ * extra tile row covers the end, and every warp stores 32 consecutive
+ * elements from a sector boundary: whole sectors, except where an output
+ * row begins or ends inside one. 12345 x 20011 floats 0.678 -> 0.512 ms.
+ * With doubles the launch reserves 12 KiB of unused dynamic shared memory,
+ * holding an SM to 4 blocks: 6 (36 KiB of loads in flight each) were 8%
+ * slower. It also takes 16388^2 floats (rows % 8 == 4, 16-byte aligned):
+ * 0.566 ms against the vector kernel's 0.580.
  *
  * A 1 x n or n x 1 matrix is its own transpose in memory: that is a device
  * copy. Elements are opaque bytes. They move as one 4/8/16-byte word when
  * both pointers are aligned to the element size (cudaMalloc'd buffers
  * are), else as several narrower words: an offset pointer is slower, never
- * a fault. */
+ * a fault.
+ *
+ * Measured on an H200, 2026-11-22, bench_prims --only transpose (copy
+ * ceiling 4203 GB/s): 16384^2 floats 0.525 ms (4090 GB/s, 1.04x Sgeam
+ * 0.546), doubles 1.066 (4029 GB/s, 1.02x Dgeam 1.087), 12345 x 20011
+ * floats 0.515 (3836 GB/s, 1.09x Sgeam 0.561); standalone harness (median
+ * of 20): 12345 x 20011 doubles 0.996 (Dgeam 1.066), 16388^2 floats 0.566
+ * (Sgeam 0.602), 4097^2 16-byte 0.142. The old kernels (the vector and word
+ * kernels in row order, no aligned-write kernel) took 0.542 / 1.121 / 0.808
+ * and 1.245 / 0.687 / 0.155 in the same runs (not the 0.598 for 16384^2
+ * floats of bench/RESULTS.md). Tried and slower: bands of 2 or 4 tile
+ * columns (+0.5%), a persistent grid issuing the next tile's loads before
+ * the current tile's stores (0.56 ms: 4 blocks an SM instead of 5), capping
+ * the vector kernel's registers for more blocks (spills), .cs and
+ * L1::no_allocate load hints (+2-18%), .cs stores (+0-2%).
+ *
+ * ptxas (sm_90), no spills: vector 44 / 63 registers (floats / doubles),
+ * aligned-write 40 / 40 / 32 (4 / 8 / 16 bytes), word 32 / 48 / 32; SASS:
+ * LDG/STG.E.128, LDS/STS.128 in the vector kernel, 32/64/128-bit
+ * element-wide in the others.
+ */
 #include "internal.h"
 
 #include <cuda_runtime.h>
@@ -57,7 +87,7 @@
 
 namespace {
 
-constexpr int kThreads = 256;  // threads per block, both kernels
+constexpr int kThreads = 256;  // threads per block, all kernels
 constexpr unsigned kMaxGrid = 0x7fffffffu;
 
 // An element of N words of type W, copied word by word (W's alignment).
@@ -66,34 +96,51 @@ struct Words {
     W w[N];
 };
 
-// A 16-byte word of 16 / sizeof(T) elements: moves as one LDG/STG/LDS/STS.128.
-template <typename T>
-struct alignas(16) Vec16 {
-    T e[16 / sizeof(T)];
+// Tile t of a grid of tiles_y x tiles_x tiles, in column order: the tile
+// row runs fastest (see the header, tile order).
+struct Tiles {
+    size_t tiles_y, tiles;
 };
 
+__device__ __forceinline__ void tile_at(size_t t, const Tiles &g, size_t *by, size_t *bx)
+{
+    *bx = t / g.tiles_y;
+    *by = t - *bx * g.tiles_y;
+}
+
+inline Tiles make_tiles(size_t tiles_y, size_t tiles_x, unsigned *grid)
+{
+    Tiles g;
+    g.tiles_y = tiles_y;
+    g.tiles = tiles_y * tiles_x;
+    *grid = (unsigned)(g.tiles < kMaxGrid ? g.tiles : kMaxGrid);
+    return g;
+}
+
+// Vector kernel (64 x 64 tile, 16-byte words both ways, XOR-swizzled
+// shared tile; see the header). Written as load / put / drain steps, each
+// finding the tile's place itself: ptxas then gives doubles 63 registers
+// (4 blocks an SM) instead of 80 (3).
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-transpose_vec_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, size_t tiles_x,
-                     size_t tiles)
+transpose_vec_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, Tiles g)
 {
     constexpr int N = 16 / (int)sizeof(T);  // elements per 16-byte word
+    constexpr int W = (int)sizeof(T) / 4;   // 32-bit words per element
     constexpr int E = 64;                   // tile edge, elements
     constexpr int NB = E / N;               // 16-byte words per tile row
     constexpr int Q = NB * NB / kThreads;   // N x N register blocks per thread
     static_assert(NB % 8 == 0 && Q * kThreads == NB * NB, "tile shape");
-    using V = Vec16<T>;
-    // s[orow][v ^ swz(orow)] holds output row orow (input column c0 + orow),
-    // output columns r0 + N v .. r0 + N v + N - 1.
-    __shared__ V s[E][NB];
+    // s[orow][v ^ ((orow / N) % 8)] holds output row orow (input column
+    // c0 + orow), output columns r0 + N v .. r0 + N v + N - 1.
+    __shared__ uint4 s[E][NB];
     const int t = threadIdx.x;
 
-    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const size_t by = tile / tiles_x, bx = tile - by * tiles_x;
+    auto load = [&](uint4 (&v)[Q][N], size_t tile) {
+        size_t by, bx;
+        tile_at(tile, g, &by, &bx);
         const size_t r0 = by * E, c0 = bx * E;
         const bool full = r0 + E <= rows && c0 + E <= cols;
-
-        V v[Q][N];
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
             const int b = t + q * kThreads, bj = b % NB, bi = b / NB;
@@ -101,51 +148,71 @@ transpose_vec_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows,
 #pragma unroll
             for (int m = 0; m < N; ++m) {
                 const size_t r = r0 + (size_t)bi * N + m;
-                if (full || (r < rows && c < cols)) v[q][m] = *(const V *)(in + r * cols + c);
-                else v[q][m] = V();
+                if (full || (r < rows && c < cols)) v[q][m] = __ldg((const uint4 *)(in + r * cols + c));
+                else v[q][m] = make_uint4(0, 0, 0, 0);
             }
         }
+    };
+    auto put = [&](const uint4 (&v)[Q][N]) {
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
             const int b = t + q * kThreads, bj = b % NB, bi = b / NB;
 #pragma unroll
             for (int j = 0; j < N; ++j) {
-                V o;
+                // Output word j of the block: its element m is element j of input word m.
+                uint32_t o[4];
 #pragma unroll
-                for (int m = 0; m < N; ++m) o.e[m] = v[q][m].e[j];
-                const int orow = bj * N + j;
-                s[orow][bi ^ (bj & 7)] = o;  // (orow / N) % 8 == bj % 8
+                for (int k = 0; k < 4; ++k) {
+                    const int m = k / W, sub = j * W + k % W;
+                    const uint4 &x = v[q][m];
+                    o[k] = sub == 0 ? x.x : sub == 1 ? x.y : sub == 2 ? x.z : x.w;
+                }
+                s[bj * N + j][bi ^ (bj & 7)] = make_uint4(o[0], o[1], o[2], o[3]);  // (orow / N) % 8 == bj % 8
             }
         }
-        __syncthreads();
-
-        // E x NB words = Q N per thread.
+    };
+    auto drain = [&](size_t tile) {
+        size_t by, bx;
+        tile_at(tile, g, &by, &bx);
+        const size_t r0 = by * E, c0 = bx * E;
+        const bool full = r0 + E <= rows && c0 + E <= cols;
 #pragma unroll
         for (int q = 0; q < Q * N; ++q) {
             const int b = t + q * kThreads, ov = b % NB, orow = b / NB;
             const size_t oc = r0 + (size_t)ov * N, orr = c0 + orow;
-            if (full || (orr < cols && oc < rows)) *(V *)(out + orr * rows + oc) = s[orow][ov ^ ((orow / N) & 7)];
+            if (full || (orr < cols && oc < rows)) *(uint4 *)(out + orr * rows + oc) = s[orow][ov ^ ((orow / N) & 7)];
         }
+    };
+
+    for (size_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+        uint4 v[Q][N];
+        load(v, tile);
+        put(v);
+        __syncthreads();
+        drain(tile);
         __syncthreads();  // s is refilled by the next tile
     }
 }
 
+// Word kernel (E x E tile padded one element, all loads issued before the
+// first shared store; see the header). For output rows that start on
+// sectors, and for pointers not aligned to the element (T a Words<> of
+// narrower words).
 template <typename T, int E>
 __global__ void __launch_bounds__(kThreads)
-transpose_word_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, size_t tiles_x,
-                      size_t tiles)
+transpose_word_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, Tiles g)
 {
     constexpr int RY = kThreads / 32;  // rows of threads
     constexpr int NR = E / RY, NC = E / 32;
     __shared__ T tile[E][E + 1];
     const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
 
-    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const size_t by = t / tiles_x, bx = t - by * tiles_x;
+    for (size_t t = blockIdx.x; t < g.tiles; t += gridDim.x) {
+        size_t by, bx;
+        tile_at(t, g, &by, &bx);
         const size_t r0 = by * E, c0 = bx * E;
         const bool full = r0 + E <= rows && c0 + E <= cols;
 
-        // All loads first, into registers: NR * NC independent loads in flight.
         T v[NR][NC];
         const T *src = in + (r0 + ty) * cols + c0 + tx;
 #pragma unroll
@@ -163,7 +230,6 @@ transpose_word_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows
             for (int j = 0; j < NC; ++j) tile[ty + i * RY][tx + j * 32] = v[i][j];
         __syncthreads();
 
-        // Output row = input column c0 + ty + i RY, output column = input row r0 + tx + 32 j.
         T *dst = out + (c0 + ty) * rows + r0 + tx;
 #pragma unroll
         for (int i = 0; i < NR; ++i) {
@@ -177,21 +243,72 @@ transpose_word_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows
     }
 }
 
-template <int E>
-void tile_grid(size_t rows, size_t cols, size_t *tiles_x, size_t *tiles, unsigned *grid)
+// Aligned-write kernel (see the header) for T = uint32_t,
+// unsigned long long or uint4 at an address aligned to sizeof(T). obase is
+// out's offset in its sector, in elements. Tile row by owns, in output row
+// c, the input rows r in [E by - d_c, E by + E - d_c); it holds input rows
+// E by - S .. E by + E - 1 in shared rows 0 .. E + S - 1.
+template <typename T, int E>
+__global__ void __launch_bounds__(kThreads)
+transpose_walign_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t cols, Tiles g,
+                        unsigned obase)
 {
-    *tiles_x = (cols + E - 1) / E;
-    *tiles = *tiles_x * ((rows + E - 1) / E);
-    *grid = (unsigned)(*tiles < kMaxGrid ? *tiles : kMaxGrid);
+    constexpr int S = 32 / (int)sizeof(T);  // elements per sector: 8, 4 or 2
+    constexpr int RY = kThreads / 32;       // rows of threads
+    constexpr int ER = E + S;               // shared rows
+    constexpr int NR = (ER + RY - 1) / RY, NC = E / 32, NO = E / RY;
+    __shared__ T tile[ER][E + 1];
+    const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+
+    for (size_t t = blockIdx.x; t < g.tiles; t += gridDim.x) {
+        size_t by, bx;
+        tile_at(t, g, &by, &bx);
+        const size_t r0 = by * E, c0 = bx * E;
+        // Every input row read (r0 - S .. r0 + E - 1) and column in range;
+        // then every output column r0 - d_c .. r0 + E - 1 - d_c is too.
+        const bool full = r0 >= (size_t)S && r0 + E <= rows && c0 + E <= cols;
+
+        T v[NR][NC];
+#pragma unroll
+        for (int i = 0; i < NR; ++i) {
+#pragma unroll
+            for (int j = 0; j < NC; ++j) {
+                const int lr = ty + i * RY;  // shared row
+                // Below row 0, r wraps to a huge value and fails r < rows.
+                const size_t r = r0 + lr - S, c = c0 + tx + (size_t)j * 32;
+                if ((ER % RY == 0 || lr < ER) && (full || (r < rows && c < cols))) v[i][j] = in[r * cols + c];
+                else v[i][j] = T();
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < NR; ++i)
+#pragma unroll
+            for (int j = 0; j < NC; ++j)
+                if (ER % RY == 0 || ty + i * RY < ER) tile[ty + i * RY][tx + j * 32] = v[i][j];
+        __syncthreads();
+
+#pragma unroll
+        for (int i = 0; i < NO; ++i) {
+            const size_t c = c0 + ty + (size_t)i * RY;  // output row
+            // d_c: only the low bits of out + c * rows matter, so 32-bit wraps are fine.
+            const int d = (int)((obase + (unsigned)c * (unsigned)rows) & (S - 1));
+#pragma unroll
+            for (int j = 0; j < NC; ++j) {
+                const int lr = S - d + tx + j * 32;  // 1 .. E + S - 1
+                const size_t r = r0 + lr - S;        // wraps below 0, as above
+                if (full || (c < cols && r < rows)) out[c * rows + r] = tile[lr][ty + i * RY];
+            }
+        }
+        __syncthreads();  // the tile is refilled by the next iteration
+    }
 }
 
 template <typename T>
 cudaError_t launch_vec(const void *in, void *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    size_t tiles_x, tiles;
     unsigned grid;
-    tile_grid<64>(rows, cols, &tiles_x, &tiles, &grid);
-    transpose_vec_kernel<T><<<grid, kThreads, 0, stream>>>((const T *)in, (T *)out, rows, cols, tiles_x, tiles);
+    const Tiles g = make_tiles((rows + 63) / 64, (cols + 63) / 64, &grid);
+    transpose_vec_kernel<T><<<grid, kThreads, 0, stream>>>((const T *)in, (T *)out, rows, cols, g);
     return cudaGetLastError();
 }
 
@@ -199,10 +316,27 @@ template <typename T>
 cudaError_t launch(const void *in, void *out, size_t rows, size_t cols, cudaStream_t stream)
 {
     constexpr int E = sizeof(T) <= 8 ? 64 : 32;  // tile edge: 17, 33 or 17 KiB of shared memory
-    size_t tiles_x, tiles;
     unsigned grid;
-    tile_grid<E>(rows, cols, &tiles_x, &tiles, &grid);
-    transpose_word_kernel<T, E><<<grid, kThreads, 0, stream>>>((const T *)in, (T *)out, rows, cols, tiles_x, tiles);
+    const Tiles g = make_tiles((rows + E - 1) / E, (cols + E - 1) / E, &grid);
+    transpose_word_kernel<T, E><<<grid, kThreads, 0, stream>>>((const T *)in, (T *)out, rows, cols, g);
+    return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_walign(const void *in, void *out, size_t rows, size_t cols, cudaStream_t stream)
+{
+    constexpr int E = sizeof(T) <= 8 ? 64 : 32;  // 18, 35 or 18 KiB of shared memory
+    constexpr int S = 32 / (int)sizeof(T);
+    // Tile row by reaches output column E by + E - 1 - d_c: enough tile rows
+    // that the last reaches rows - 1 for every d_c < S.
+    unsigned grid;
+    const Tiles g = make_tiles((rows + S - 2) / E + 1, (cols + E - 1) / E, &grid);
+    const unsigned obase = (unsigned)((uintptr_t)out / sizeof(T)) & (S - 1);
+    // Doubles: 12 KiB of unused dynamic shared memory (47.6 KiB a block in
+    // all) so that 4 blocks share an SM instead of 6: 6 x 36 KiB of loads in
+    // flight was slower (H200, 12345 x 20011: 1.080 -> 0.999 ms).
+    const size_t pad = sizeof(T) == 8 ? 12 * 1024 : 0;
+    transpose_walign_kernel<T, E><<<grid, kThreads, pad, stream>>>((const T *)in, (T *)out, rows, cols, g, obase);
     return cudaGetLastError();
 }
 
@@ -221,27 +355,31 @@ extern "C" gp_status gpi_cuda_transpose(gp_context *ctx, size_t elem_size, const
     // power of two dividing both base addresses and elem_size.
     const uintptr_t bits = (uintptr_t)in | (uintptr_t)out | (uintptr_t)elem_size;
     const size_t align = (size_t)(bits & (~bits + 1));
-    // The 16-byte-word kernel needs both bases 16-byte aligned and every row
-    // of input (cols elements) and output (rows elements) a whole number of
-    // 16-byte words.
-    const bool base16 = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
+    // Every output row (rows elements) starts on a 32-byte sector.
+    const bool out32 = ((uintptr_t)out & 31) == 0 && rows * elem_size % 32 == 0;
+    // The vector kernel also needs 16-byte-aligned input rows (and then,
+    // with out32, every row of input and output is whole 16-byte words).
+    const bool vec = out32 && ((uintptr_t)in & 15) == 0 && cols * elem_size % 16 == 0;
     switch (elem_size) {
     case 4:
-        e = base16 && rows % 4 == 0 && cols % 4 == 0 ? launch_vec<uint32_t>(in, out, rows, cols, stream)
-            : align >= 4 ? launch<uint32_t>(in, out, rows, cols, stream)
-                         : launch<Words<unsigned char, 4>>(in, out, rows, cols, stream);
+        e = vec          ? launch_vec<uint32_t>(in, out, rows, cols, stream)
+            : align < 4  ? launch<Words<unsigned char, 4>>(in, out, rows, cols, stream)
+            : out32      ? launch<uint32_t>(in, out, rows, cols, stream)
+                         : launch_walign<uint32_t>(in, out, rows, cols, stream);
         break;
     case 8:
-        e = base16 && rows % 2 == 0 && cols % 2 == 0 ? launch_vec<unsigned long long>(in, out, rows, cols, stream)
-            : align >= 8 ? launch<unsigned long long>(in, out, rows, cols, stream)
-            : align >= 4 ? launch<Words<uint32_t, 2>>(in, out, rows, cols, stream)
-                         : launch<Words<unsigned char, 8>>(in, out, rows, cols, stream);
+        e = vec          ? launch_vec<unsigned long long>(in, out, rows, cols, stream)
+            : align < 4  ? launch<Words<unsigned char, 8>>(in, out, rows, cols, stream)
+            : align < 8  ? launch<Words<uint32_t, 2>>(in, out, rows, cols, stream)
+            : out32      ? launch<unsigned long long>(in, out, rows, cols, stream)
+                         : launch_walign<unsigned long long>(in, out, rows, cols, stream);
         break;
     case 16:
-        e = align >= 16  ? launch<uint4>(in, out, rows, cols, stream)
-            : align >= 8 ? launch<Words<unsigned long long, 2>>(in, out, rows, cols, stream)
-            : align >= 4 ? launch<Words<uint32_t, 4>>(in, out, rows, cols, stream)
-                         : launch<Words<unsigned char, 16>>(in, out, rows, cols, stream);
+        e = align < 4    ? launch<Words<unsigned char, 16>>(in, out, rows, cols, stream)
+            : align < 8  ? launch<Words<uint32_t, 4>>(in, out, rows, cols, stream)
+            : align < 16 ? launch<Words<unsigned long long, 2>>(in, out, rows, cols, stream)
+            : out32      ? launch<uint4>(in, out, rows, cols, stream)
+                         : launch_walign<uint4>(in, out, rows, cols, stream);
         break;
     default: return gpi_error(ctx, GP_ERROR_INTERNAL, "gp_transpose: elem_size %zu reached the CUDA backend", elem_size);
     }
