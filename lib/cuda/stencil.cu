@@ -31,9 +31,22 @@
  * strip re-reads 2 of 66 rows, from L2 mostly. The launch bound caps
  * registers at 64 (floats) / 72 (doubles), no spills: 8 (7) blocks of 128
  * threads per SM, about 96 (86) KB of loads in flight per SM.
- * Predicted on an H200: 16384^2 float CLAMP 0.661 -> ~0.54 ms (~4000 GB/s,
- * 93% of copy), limited by DRAM, not by issue (per output: 1/N of an LDG
- * and STG, 2/N shuffles, 9 float ops).
+ * Stores: each output word is one STG.E.128, written in PTX (store16).
+ * From a Vec16 (or float4 / double2) assignment nvcc emits four STG.E.32
+ * (two STG.E.64 for doubles), each next to its element's arithmetic. A
+ * warp's STG.E.32 at a 16-byte stride writes 4 of the 32 bytes of each of
+ * the 16 sectors of its 512-byte row, so L2 took 64 partial-sector writes
+ * (16 requests) per warp row where 16 full ones (4 requests) do: ~83 sector
+ * accesses where a copy has 32, and the kernel was L2-bound (L2 96%, DRAM
+ * 70%).
+ * Measured on an H200, 16384^2 float Laplacian, CLAMP (copy: 4216 GB/s):
+ * 0.620 ms, 82.2% of copy; with the split stores 0.656 ms (77.6%); the
+ * naive kernel 0.980 ms. (Earlier prediction: ~0.54 ms, 93% of copy.) A
+ * block-wide variant (8-warp blocks whose warps swapped their edge columns
+ * through shared memory, so only the block's outer halos were loaded) was
+ * slower: 0.690 ms (73.9%). Most likely its barrier every 2 rows, which
+ * ties each warp's loads and stores to the slowest warp of its block, cost
+ * more than the ~2 halo sectors per warp row it saved.
  *
  * 2-D, fallback kernel (cols not a multiple of N, or a buffer not 16-byte
  * aligned): the scalar form of the same sliding, with a shared row buffer
@@ -82,6 +95,23 @@ __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b);
 __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
+
+/* One STG.E.128 per 16-byte word of output, written in PTX: from a Vec16
+ * or a float4/double2 assignment nvcc emits N separate 4- or 8-byte stores,
+ * each next to the arithmetic of its element (four STG.E.32 per float4:
+ * each warp instruction writes a quarter of every sector of 512 bytes, so
+ * L2 sees 64 partial-sector writes where 16 full ones would do; see the
+ * header). Nothing in this file reads the output, so the asm needs no
+ * memory clobber. */
+__device__ __forceinline__ void store16(float *a, const Vec16<float> &v)
+{
+    asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(a), "f"(v.e[0]), "f"(v.e[1]), "f"(v.e[2]),
+                 "f"(v.e[3]));
+}
+__device__ __forceinline__ void store16(double *a, const Vec16<double> &v)
+{
+    asm volatile("st.global.v2.f64 [%0], {%1, %2};" ::"l"(a), "d"(v.e[0]), "d"(v.e[1]));
+}
 
 /* Index in [0, n) that position p in [-1, n] reads under boundary rule BC,
  * or -1 where it reads zero (GP_BOUNDARY_ZERO past an edge). Positions past
@@ -280,7 +310,7 @@ stencil_2d_vec_kernel(const T *__restrict__ in, T *__restrict__ out, long long r
                             acc = add(acc, mul(we, x));
                             o.e[e] = acc;
                         }
-                        if (inside) *(V *)(out + p * cols + c) = o;
+                        if (inside) store16(out + p * cols + c, o);
                     }
                     if (p - 1 + R <= r_end) load(p - 1 + R, win[i], hal[i]);
                 }
