@@ -21,12 +21,22 @@
 
 namespace {
 
+/* Tuning knobs for runs on the GPU machine (-D at build time); the
+ * defaults are the measured best. */
+#ifndef GPI_REPEATS_VECTORS
+#define GPI_REPEATS_VECTORS 8
+#endif
+#ifndef GPI_REPEATS_DELAY_FIRST
+#define GPI_REPEATS_DELAY_FIRST 2000
+#endif
+#ifndef GPI_REPEATS_DELAY_POLL
+#define GPI_REPEATS_DELAY_POLL 700
+#endif
 struct repeats_policy {
     static constexpr int threads = 256;
-    static constexpr int vectors = 4; /* 16-byte vectors per thread per tile */
-    /* 16 KB tiles take less time than the scan's 32 KB: shorter look-back
-     * delays (swept in scan_onepass.cuh). */
-    static constexpr gpi::lookback_delay delay = {1500, 700};
+    static constexpr int vectors = GPI_REPEATS_VECTORS; /* 16-byte vectors per thread per tile */
+    /* Look-back delays: see the sweep in scan_onepass.cuh. */
+    static constexpr gpi::lookback_delay delay = {GPI_REPEATS_DELAY_FIRST, GPI_REPEATS_DELAY_POLL};
 };
 
 template <typename C>
@@ -78,8 +88,8 @@ find_repeats_kernel(const T *in, long long n, bool vec, gpi::tile_state<C> st, u
      * them with consecutive threads on consecutive slots: scattered 8-byte
      * stores from each thread kept L2 busy (ncu, half the elements
      * repeating: L2 77%, DRAM 39%). Staged as 16-bit positions within the
-     * tile, not 64-bit indices, so the block still fits 8 to an SM (64-bit
-     * staging cost a quarter of the residency and slowed sparse inputs).
+     * tile, not 64-bit indices: 64-bit staging cost residency and slowed
+     * sparse inputs.
      * Thread 0's first vector starts the tile, so its prefix is the tile's
      * first output position. */
     static_assert(BT::ITEMS <= 65536, "tile positions must fit 16 bits");

@@ -24,8 +24,9 @@
 namespace gpi {
 
 /* ---- tuning: one place ------------------------------------------------------ */
-/* GPI_SCAN_THREADS / GPI_SCAN_VECTORS exist for tuning runs on the GPU
- * machine (-D at build time); the defaults are the measured best. */
+/* GPI_SCAN_THREADS / GPI_SCAN_VECTORS / GPI_SCAN_DELAY_FIRST / _POLL exist
+ * for tuning runs on the GPU machine (-D at build time); the defaults are
+ * the measured best. */
 #ifndef GPI_SCAN_THREADS
 #define GPI_SCAN_THREADS 256
 #endif
@@ -37,11 +38,19 @@ namespace gpi {
  * between looks at a predecessor that has published nothing yet (CUB's sm_90
  * tuning does the same). Polling at once only adds L2 traffic and issue
  * slots while the predecessors are still loading; the best values grow with
- * the time a tile takes. Swept on an H200 (2^28 int32, 2026-11-22):
- *   scan (32 KB tiles)         none 0.788 ms; 1000/400 (doubling) 0.725;
- *                              1500/700 0.670; 2500/500 0.656; 3000/700 0.659
- *   find-repeats, 3% repeats   none 0.532 ms; 1500/700 0.418; 2500/500 0.459
- *   (16 KB tiles)  50% repeats none 0.821 ms; 1500/700 0.722; 2500/500 0.699 */
+ * the time a tile takes. Swept on an H200 (2^28 int32, 2026-11-22), first/poll:
+ *   scan (256 x 8 vectors)    none 0.788 ms; 1000/400 (doubling) 0.725;
+ *                             1500/700 0.670; 2500/500 0.656; 3000/700 0.659
+ *                             (256 x 12, 128 x 16, 512 x 4 vectors: no better)
+ *   find-repeats, 3% / 50% repeats, 256 x 4 vectors: none 0.532 / 0.821 ms;
+ *                             1500/700 0.418 / 0.722; 2500/500 0.459 / 0.699
+ *                256 x 8 vectors: 2000/700 0.379 / 0.722; 2500/500 0.428 / 0.679 */
+#ifndef GPI_SCAN_DELAY_FIRST
+#define GPI_SCAN_DELAY_FIRST 2500
+#endif
+#ifndef GPI_SCAN_DELAY_POLL
+#define GPI_SCAN_DELAY_POLL 500
+#endif
 struct lookback_delay {
     unsigned first, poll;
 };
@@ -52,7 +61,7 @@ struct scan_policy {
     static constexpr int vectors = GPI_SCAN_VECTORS; /* 16-byte vectors per thread per tile */
     static constexpr int small_threads = 1024;       /* the one-block path */
     static constexpr int small_vectors = 4;          /* (1024 threads cap registers at 64) */
-    static constexpr lookback_delay delay = {2500, 500};
+    static constexpr lookback_delay delay = {GPI_SCAN_DELAY_FIRST, GPI_SCAN_DELAY_POLL};
 };
 
 /* ---- warp level --------------------------------------------------------------- */
