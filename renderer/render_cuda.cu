@@ -14,14 +14,18 @@
  *   4. sort:   cub::DeviceRadixSort on the tile bits only. It is stable, so
  *              each tile's circles stay in draw order.
  *   5. ranges: [start, end) of each tile in the sorted keys.
- *   6. shade:  one block per tile. Chunks of its list are culled again per
- *              warp (so a warp skips circles that miss its rows), compacted
- *              in order into shared memory with a ballot scan, and every
- *              thread blends them over its column of pixels, kept in
- *              registers; each pixel is written once.
- * Small scenes skip 1-5: each tile's block culls every circle itself (one
- * launch, no host sync). Scenes whose pairs do not fit in memory are drawn in
- * consecutive circle batches, each blended over the image of the previous.
+ *   6. shade:  one block per tile (tile_kernel_bands). Chunks of its list
+ *              are culled again per warp band of rows and compacted in order
+ *              into a list per band in shared memory, with the rows' dy*dy
+ *              precomputed; every thread blends its band's list over its
+ *              column of pixels, kept in registers; each pixel is written
+ *              once. Snow scenes use tile_kernel instead: one compacted
+ *              list per chunk, which every warp walks, skipping the circles
+ *              that miss its rows.
+ * Small scenes skip 1-5: each tile's block culls every circle itself, with
+ * tile_kernel (one launch, no host sync). Scenes whose pairs do not fit in
+ * memory are drawn in consecutive circle batches, each blended over the image
+ * of the previous.
  *
  * Exactness: the shading is shade.h's gpi_shade, in index order per pixel.
  * This file must be compiled with --fmad=false so that gpi_shade is not
@@ -68,6 +72,12 @@ struct Policy {
     static constexpr bool kFmaBlend = true;
     /* Unroll factor of the per-circle shading loop (1: none). */
     static constexpr int kShadeUnroll = 1;
+    /* tile_kernel_bands: unroll factor of its per-entry loop,
+     * and the share of cover circles (1 / kBandCoverShare of a band's chunk
+     * list, or more) above which the band takes the cover-aware loop rather
+     * than testing every pixel of every entry. */
+    static constexpr int kBandUnroll = 2;
+    static constexpr uint32_t kBandCoverShare = 5;
     static constexpr int kWarps = kTileThreads / 32;
     static constexpr int kWarpRows = 32 / kTile * kRowsPerThread; /* pixel rows one warp shades */
     /* Unbinned path when n <= kSmallN and n * tiles <= kSmallTests. */
@@ -103,6 +113,7 @@ static_assert(P::kTile * P::kTile % P::kRowsPerThread == 0, "rows per thread mus
 static_assert(P::kTileThreads % 32 == 0 && P::kWarps >= 1 && P::kWarps <= 31, "whole warps, mask fits");
 static_assert(P::kWarpRows * P::kWarps == P::kTile, "warps tile the tile's rows");
 static_assert(P::kChunk == P::kTileThreads, "each thread stages one circle per chunk");
+static_assert(P::kShadeUnroll >= 1 && P::kBandUnroll >= 1 && P::kBandCoverShare >= 1, "unroll factors, share");
 static_assert(P::kBinThreads % 32 == 0, "emit needs whole warps");
 static_assert((size_t)GP_RENDER_MAX_SIDE < 0x8000, "box coordinates are packed in 15 bits");
 
@@ -727,6 +738,309 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     }
 }
 
+/* ---- tile_kernel_bands: a compacted list per warp band -----------------------
+ * Binned ordinary scenes. With tile_kernel, most of a rand1M frame goes to
+ * its per-circle loop: each warp walks every survivor of the chunk (~1200
+ * circles a tile), skips those that miss its band on a flag bit, and per
+ * circle and row recomputes dy and dy*dy that all 16 lanes of the row share,
+ * then tests the per-pixel path's cover and unsafe bits. tile_kernel_bands
+ * instead:
+ *   - culls as tile_kernel does (the same rect_hit / rect_covered tests), but
+ *     each staging warp compacts its 32 circles into a segment per band
+ *     ([32*w, 32*w + count) of band b's list), so a warp walks only the
+ *     circles that reach its own 16x8 band, and compaction needs no
+ *     cross-warp prefix: one barrier per chunk instead of two (the buffers
+ *     are double-buffered, so the next chunk's staging cannot overwrite one
+ *     that a slower warp still reads);
+ *   - stages per entry fl(dy*dy) for each of the band's 8 rows, computed
+ *     once by the staging thread with gpi_shade's operations (dy = py - cy,
+ *     then dy*dy: the same rounded values), so a pixel's test is one add
+ *     fl(dx2 + dy2) and the compare, as in gpi_shade;
+ *   - picks per band and chunk (warp-uniform) one of three loops: lean (no
+ *     flag tests at all: cover circles are tested per pixel, which gives the
+ *     same result since every pixel passes), cover-aware (when at least
+ *     1/kBandCoverShare of the entries cover the band, as in rand100k and
+ *     biglittle) and full (when an unsafe circle is present: the per-pixel
+ *     box check, as tile_kernel).
+ * Blend order per pixel is unchanged: a band's list is the chunk's survivors
+ * in list order (segment 0 holds chunk slots 0..31, segment 1 slots 32..63),
+ * and chunks are shaded in order. The fast blend keeps its preconditions: a
+ * band list holds at most kChunk = 64 = kFastSpan entries, fast_acc_ok is
+ * checked per warp before each, and the colours' h >= 0 is ANDed over the
+ * whole chunk through the per-warp info words read after the barrier.
+ * Per-entry work of the lean loop, per warp: 3 shared loads, dx and dx*dx,
+ * and per row add, compare and 4 predicated blend instructions: ~32 issued
+ * instructions (SASS, unrolled by 2) against ~45 for tile_kernel's loop plus
+ * ~6 per circle it skips. Binned scenes only: unbinned ones (<= kSmallN
+ * circles) keep tile_kernel (see launch_tiles).
+ * Measured on an H200 (1024^2, ms per frame, tile_kernel -> this kernel for
+ * the binned scenes): predicted rand1M ~0.93 -> ~0.79, rand100k ~0.79 ->
+ * ~0.72; measured rand1M 0.923 -> 0.620 (ncu: tile kernel 702 -> 405 us,
+ * 530M -> 340M instructions), rand100k 0.790 -> 0.624, biglittle 0.950 ->
+ * 0.732, littlebig 0.914 -> 0.712, micro2M 0.436 -> 0.335, rand10k 0.152 ->
+ * 0.144; pattern, rgb and snowsingle unchanged. A 64-byte record per entry
+ * (see BandList) was slower: 0.687 ms. kBandCoverShare 3/5/10 and
+ * kBandUnroll 1/2/4 measured within 1% of each other. Every scene's
+ * renderer --check passes. */
+constexpr uint32_t kBandCover = 0x40000000u; /* s_m flags: covers the band */
+static_assert((kBandCover & kUnsafe) == 0 && P::kChunk <= 0xffff, "flag bits");
+
+/* The per-warp info word of a band: entries, cover entries, flags. */
+constexpr uint32_t kInfoUnsafe = 1u << 16, kInfoColOk = 1u << 17;
+
+/* A band's list, as separate arrays (one 64-byte record per entry was
+ * measured slower: 17.5 KB of shared memory a block instead of 15.5 cost
+ * residency or L1). Entry k: dy[k][h] = fl(dy*dy) of the rows of half h
+ * of the band, c[k] = (.5 * colour, x), m[k] = (r*r, flags | chunk slot). */
+struct BandList {
+    const float4 (*dy)[2];
+    const float4 *c;
+    const float2 *m;
+};
+
+/* Blend entries [k0, k1) of a band's list over a thread's R = 4 rows (those
+ * of half h of the band). MODE 0: test every pixel; 1: cover circles
+ * without tests; 2: also the unsafe circles' per-pixel box check. */
+template <bool FAST, int MODE>
+__device__ __forceinline__ void shade_band(gpi_rgba (&acc)[4], float &acov, const BandList &l, uint32_t k0,
+                                           uint32_t k1, const uint2 *sbox, int h, float cx, int i, int j0)
+{
+#pragma unroll(P::kBandUnroll)
+    for (uint32_t k = k0; k < k1; ++k) {
+        const float4 c = l.c[k];
+        const float2 m = l.m[k];
+        const uint32_t f = __float_as_uint(m.y);
+        if (MODE != 0 && (f & kBandCover)) {
+            /* Every pixel passes (rect_covered); the shading does not
+             * depend on the distance. */
+            if (FAST) acov = __fadd_rn(acov, .5f);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                blend_rgb<FAST>(acc[r], c);
+                if (!FAST) acc[r].a = __fadd_rn(acc[r].a, .5f);
+            }
+            continue;
+        }
+        const float4 d = l.dy[k][h];
+        const float dy2[4] = {d.x, d.y, d.z, d.w};
+        /* gpi_shade: dx = px - cx, d2 = dx*dx + dy*dy, skip when d2 > r*r. */
+        const float dx = __fsub_rn(c.w, cx);
+        const float dx2 = __fmul_rn(dx, dx);
+        if (MODE == 2 && (f & kUnsafe)) {
+            /* Rare (huge coordinates): the reference's box limit, per pixel. */
+            const Box b = unpack_box(sbox[f & 0xffffu]);
+            const bool inx = i >= b.x0 && i < b.x1;
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                if (inx && j0 + r >= b.y0 && j0 + r < b.y1 && !(__fadd_rn(dx2, dy2[r]) > m.x)) {
+                    blend_rgb<FAST>(acc[r], c);
+                    acc[r].a = __fadd_rn(acc[r].a, .5f);
+                }
+            }
+            continue;
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            if (!(__fadd_rn(dx2, dy2[r]) > m.x)) {
+                blend_rgb<FAST>(acc[r], c);
+                acc[r].a = __fadd_rn(acc[r].a, .5f);
+            }
+        }
+    }
+}
+
+/* The band's list: segment w is list[32*w, 32*w + cnt[w]). */
+template <bool FAST, int MODE>
+__device__ __forceinline__ void shade_band_lists(gpi_rgba (&acc)[4], const BandList &l, const uint2 *sbox,
+                                                 const uint32_t (&cnt)[P::kWarps], int h, float cx, int i, int j0)
+{
+    float acov = 0.f; /* FAST: the cover loop's deferred alpha */
+#pragma unroll
+    for (int w = 0; w < P::kWarps; ++w)
+        shade_band<FAST, MODE>(acc, acov, l, 32u * w, 32u * w + cnt[w], sbox, h, cx, i, j0);
+    if (FAST && MODE != 0) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[r].a = __fadd_rn(acc[r].a, acov);
+    }
+}
+
+/* Ordinary (non-snow) circles only. Thread t shades the same pixels as in
+ * tile_kernel; warp w owns band w (tile rows [w*kWarpRows, (w+1)*kWarpRows))
+ * and half h = lane / kTile of it holds rows h*R .. h*R + R-1 of the band. */
+template <bool BINNED, typename K>
+__global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_kernel_bands(TileArgs a)
+{
+    const K *const list = (const K *)a.list;
+    constexpr int T = P::kTile, R = P::kRowsPerThread, C = P::kChunk, NW = P::kWarps, WR = P::kWarpRows;
+    static_assert(R == 4 && WR == 8 && C == 32 * NW, "tile_kernel_bands: a float4 of dy*dy per half-warp");
+    /* [buffer][band][entry]; entry 32*w + s is staging warp w's s-th. */
+    __shared__ float4 s_dy[2][NW][C][2]; /* fl(dy*dy) of the band's rows 0-3, 4-7 */
+    __shared__ float4 s_c[2][NW][C];     /* .5 * colour, x */
+    __shared__ float2 s_m[2][NW][C];     /* r*r, flags | chunk slot (bits) */
+    __shared__ uint2 s_box[2][C];        /* by chunk slot; unsafe circles only */
+    __shared__ uint32_t s_info[2][NW][NW]; /* [staging warp][band] */
+    __shared__ float s_rowy[T];          /* the tile's pixel-row centres */
+
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, h = lane / T;
+    const uint32_t tile = blockIdx.x;
+    const int tx = (int)(tile % (uint32_t)a.tiles_x), ty = (int)(tile / (uint32_t)a.tiles_x);
+    const int i = tx * T + t % T;
+    const int j0 = ty * T + (t / T) * R;
+
+    uint32_t begin, count;
+    if (BINNED) {
+        const uint2 rg = a.ranges[tile];
+        begin = rg.x;
+        count = rg.y - rg.x;
+    } else {
+        begin = a.c0;
+        count = a.c1 - a.c0;
+    }
+    if (!a.first && count == 0) return; /* whole block: nothing to add */
+
+    const bool in_x = i < a.width;
+    const float cx = gpi_pixel_x(i, a.invW);
+    gpi_rgba acc[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        const int j = j0 + k;
+        if (!a.first && in_x && j < a.height) {
+            const float4 v = a.image[(size_t)j * (size_t)a.width + (size_t)i];
+            acc[k].r = v.x;
+            acc[k].g = v.y;
+            acc[k].b = v.z;
+            acc[k].a = v.w;
+        } else {
+            acc[k] = gpi_background(0, j, a.height);
+        }
+    }
+    const int tile_x0 = tx * T, tile_y0 = ty * T;
+    if (t < T) s_rowy[t] = gpi_pixel_y(tile_y0 + t, a.invH);
+    __syncthreads();
+
+    /* Software pipeline, as in tile_kernel. */
+    bool cur_ok = (uint32_t)t < count;
+    uint32_t nxt_idx = 0;
+    bool nxt_ok = (uint32_t)(C + t) < count;
+    float4 g = make_float4(0.f, 0.f, 0.f, 0.f), c = g;
+    uint2 bx = make_uint2(0u, 0u);
+    if (cur_ok) {
+        const uint32_t idx = BINNED ? a.c0 + ((uint32_t)list[begin + t] & a.cmask) : begin + t;
+        g = a.geom[idx];
+        c = a.colour[idx];
+        bx = a.box[idx];
+    }
+    if (BINNED && nxt_ok) nxt_idx = a.c0 + ((uint32_t)list[begin + C + t] & a.cmask);
+
+    const unsigned lt_mask = (1u << lane) - 1u;
+    int buf = 0;
+    for (uint32_t base = 0; base < count; base += C, buf ^= 1) {
+        /* Cull, as tile_kernel: which bands can this circle reach, which
+         * does it cover? */
+        uint32_t hit = 0, cov = 0;
+        const bool unsafe = (bx.x & kUnsafe) != 0;
+        if (cur_ok) {
+            const Box b = unpack_box(bx);
+            const int rx0 = max(tile_x0, b.x0), rx1 = min(tile_x0 + T, b.x1);
+            const int cx1 = min(tile_x0 + T, a.width);
+            if (rx0 < rx1) {
+#pragma unroll
+                for (int w = 0; w < NW; ++w) {
+                    const int wy0 = tile_y0 + w * WR;
+                    const int ry0 = max(wy0, b.y0), ry1 = min(wy0 + WR, b.y1);
+                    if (ry0 < ry1 && rect_hit(g.x, g.y, g.w, rx0, rx1, ry0, ry1, a.invW, a.invH)) {
+                        hit |= 1u << w;
+                        if (!unsafe && rect_covered(g.x, g.y, g.w, tile_x0, cx1, wy0, min(wy0 + WR, a.height),
+                                                    a.invW, a.invH))
+                            cov |= 1u << w;
+                    }
+                }
+            }
+        }
+        /* Stage: each warp compacts its circles into its segment of each
+         * band's list, in order; lane 0 publishes the segment's info. */
+        const bool col_ok = !hit || (c.x >= 0.f && c.y >= 0.f && c.z >= 0.f); /* h >= 0; NaN fails */
+        const bool all_col_ok = __all_sync(kFull, col_ok);
+        const bool any_unsafe = __any_sync(kFull, hit && unsafe);
+        const float rr = __fmul_rn(g.w, g.w); /* gpi_shade's maxd2 = rad * rad */
+        const uint32_t mflags = (unsafe ? kUnsafe : 0u) | (uint32_t)t;
+#pragma unroll
+        for (int w = 0; w < NW; ++w) {
+            const bool hw = (hit >> w) & 1u;
+            const unsigned bal = __ballot_sync(kFull, hw);
+            const unsigned bcov = __ballot_sync(kFull, (cov >> w) & 1u);
+            if (lane == 0)
+                s_info[buf][warp][w] = (uint32_t)__popc(bal) | (uint32_t)__popc(bcov) << 8 |
+                                       (any_unsafe ? kInfoUnsafe : 0u) | (all_col_ok ? kInfoColOk : 0u);
+            if (hw) {
+                const uint32_t e = 32u * warp + (uint32_t)__popc(bal & lt_mask);
+                float d[WR];
+#pragma unroll
+                for (int r = 0; r < WR; ++r) {
+                    const float dy = __fsub_rn(g.y, s_rowy[w * WR + r]);
+                    d[r] = __fmul_rn(dy, dy);
+                }
+                s_dy[buf][w][e][0] = make_float4(d[0], d[1], d[2], d[3]);
+                s_dy[buf][w][e][1] = make_float4(d[4], d[5], d[6], d[7]);
+                s_c[buf][w][e] = make_float4(c.x, c.y, c.z, g.x);
+                s_m[buf][w][e] = make_float2(rr, __uint_as_float(mflags | ((cov >> w) & 1u ? kBandCover : 0u)));
+            }
+        }
+        if (hit && unsafe) s_box[buf][t] = bx;
+
+        /* Stage the next chunk (its loads overlap the shading below). */
+        cur_ok = nxt_ok;
+        if (cur_ok) {
+            const uint32_t idx = BINNED ? nxt_idx : begin + base + C + t;
+            g = a.geom[idx];
+            c = a.colour[idx];
+            bx = a.box[idx];
+        }
+        nxt_ok = base + 2u * C + (uint32_t)t < count;
+        if (BINNED && nxt_ok) nxt_idx = a.c0 + ((uint32_t)list[begin + base + 2u * C + t] & a.cmask);
+        __syncthreads();
+
+        /* Shade this warp's band list (warp-uniform choices). */
+        uint32_t cnt[NW], n = 0, ncov = 0;
+        bool uns = false, chunk_col_ok = true;
+#pragma unroll
+        for (int w = 0; w < NW; ++w) {
+            const uint32_t v = s_info[buf][w][warp];
+            cnt[w] = v & 0xffu;
+            n += cnt[w];
+            ncov += (v >> 8) & 0xffu;
+            uns = uns || (v & kInfoUnsafe);
+            /* every warp's colours (the word of any band carries them) */
+            chunk_col_ok = chunk_col_ok && (v & kInfoColOk);
+        }
+        if (n == 0) continue;
+        BandList blist;
+        blist.dy = s_dy[buf][warp];
+        blist.c = s_c[buf][warp];
+        blist.m = s_m[buf][warp];
+        const uint2 *sbox = s_box[buf];
+        const int mode = uns ? 2 : (ncov != 0 && ncov * P::kBandCoverShare >= n ? 1 : 0);
+        if (P::kFmaBlend && chunk_col_ok && __all_sync(kFull, fast_acc_ok(acc))) {
+            if (mode == 0) shade_band_lists<true, 0>(acc, blist, sbox, cnt, h, cx, i, j0);
+            else if (mode == 1) shade_band_lists<true, 1>(acc, blist, sbox, cnt, h, cx, i, j0);
+            else shade_band_lists<true, 2>(acc, blist, sbox, cnt, h, cx, i, j0);
+        } else {
+            if (mode == 0) shade_band_lists<false, 0>(acc, blist, sbox, cnt, h, cx, i, j0);
+            else if (mode == 1) shade_band_lists<false, 1>(acc, blist, sbox, cnt, h, cx, i, j0);
+            else shade_band_lists<false, 2>(acc, blist, sbox, cnt, h, cx, i, j0);
+        }
+    }
+
+    if (in_x) {
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            const int j = j0 + k;
+            if (j < a.height)
+                a.image[(size_t)j * (size_t)a.width + (size_t)i] = make_float4(acc[k].r, acc[k].g, acc[k].b, acc[k].a);
+        }
+    }
+}
+
 size_t align_up(size_t x) { return (x + P::kAlign - 1) / P::kAlign * P::kAlign; }
 
 unsigned bits_for(uint32_t v) /* bits to hold 0..v, at least 1 */
@@ -918,7 +1232,11 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const K *list, 
         if (binned) tile_kernel<true, true, K><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
         else tile_kernel<true, false, uint32_t><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
     } else {
-        if (binned) tile_kernel<false, true, K><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        /* Unbinned scenes (<= kSmallN circles) keep tile_kernel: there the
+         * chunks are mostly culled away, and tile_kernel_bands' larger
+         * shared memory leaves less L1 for the circles every block reads
+         * (pattern measured 0.043 -> 0.055 ms with it). */
+        if (binned) tile_kernel_bands<true, K><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
         else tile_kernel<false, false, uint32_t><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
     }
     return launched(r->ctx, "render tile kernel");
