@@ -120,8 +120,11 @@ GP_API gp_status gp_cuda_device_count(int *count);
  *            when it picks CUDA).
  * Returns GP_ERROR_NO_DEVICE for GP_BACKEND_CUDA without driver or device,
  * GP_ERROR_INVALID_ARGUMENT for a NULL `ctx`, an unknown backend or a device
- * ordinal out of range. On success *ctx is a new context with the default
- * stream (CUDA's legacy default stream, NULL). */
+ * ordinal out of range, GP_ERROR_OUT_OF_MEMORY when the context itself cannot
+ * be allocated. On success *ctx is a new context with the default stream
+ * (CUDA's legacy default stream, NULL). A CUDA context owns 256 bytes of
+ * mapped page-locked host memory, into which kernels write results that come
+ * back to the host (a sum, a count). */
 GP_API gp_status gp_context_create(gp_context **ctx, gp_backend backend, int device);
 
 /* Release the context and its workspace cache. Waits for work queued on its
