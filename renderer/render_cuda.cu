@@ -558,6 +558,53 @@ __device__ __forceinline__ void shade_plain_chunk(gpi_rgba (&acc)[R], const floa
     }
 }
 
+/* ---- pieces both tile kernels share ----------------------------------------- */
+
+/* The tile's slice of the circle list: binned, its range of sorted keys;
+ * unbinned, every circle of the batch. */
+template <bool BINNED>
+__device__ __forceinline__ void tile_slice(const TileArgs &a, uint32_t tile, uint32_t *begin, uint32_t *count)
+{
+    if (BINNED) {
+        const uint2 rg = a.ranges[tile];
+        *begin = rg.x;
+        *count = rg.y - rg.x;
+    } else {
+        *begin = a.c0;
+        *count = a.c1 - a.c0;
+    }
+}
+
+/* Pixel (i, j)'s colour before this launch: the image (a later batch) or the
+ * background. */
+template <bool SNOW>
+__device__ __forceinline__ gpi_rgba start_pixel(const TileArgs &a, int i, int j, bool in_x)
+{
+    if (!a.first && in_x && j < a.height) {
+        const float4 v = a.image[(size_t)j * (size_t)a.width + (size_t)i];
+        gpi_rgba c;
+        c.r = v.x;
+        c.g = v.y;
+        c.b = v.z;
+        c.a = v.w;
+        return c;
+    }
+    return gpi_background(SNOW ? 1 : 0, j, a.height);
+}
+
+/* Write a thread's column of R pixels (those inside the image). */
+template <int R>
+__device__ __forceinline__ void store_pixels(const TileArgs &a, int i, int j0, bool in_x, const gpi_rgba (&acc)[R])
+{
+    if (!in_x) return;
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        const int j = j0 + k;
+        if (j < a.height)
+            a.image[(size_t)j * (size_t)a.width + (size_t)i] = make_float4(acc[k].r, acc[k].g, acc[k].b, acc[k].a);
+    }
+}
+
 /* One block per tile. Thread t shades pixels (tx*T + t%T, ty*T + (t/T)*R + k),
  * k < R; warp w owns tile rows [w*kWarpRows, (w+1)*kWarpRows). Every thread
  * runs the chunk loop the same number of times (count is per block). */
@@ -582,14 +629,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     const int j0 = ty * T + (t / T) * R;
 
     uint32_t begin, count;
-    if (BINNED) {
-        const uint2 rg = a.ranges[tile];
-        begin = rg.x;
-        count = rg.y - rg.x;
-    } else {
-        begin = a.c0;
-        count = a.c1 - a.c0;
-    }
+    tile_slice<BINNED>(a, tile, &begin, &count);
     if (!a.first && count == 0) return; /* whole block: nothing to add */
 
     const bool in_x = i < a.width;
@@ -600,15 +640,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     for (int k = 0; k < R; ++k) {
         const int j = j0 + k;
         cy[k] = gpi_pixel_y(j, a.invH);
-        if (!a.first && in_x && j < a.height) {
-            const float4 v = a.image[(size_t)j * (size_t)a.width + (size_t)i];
-            acc[k].r = v.x;
-            acc[k].g = v.y;
-            acc[k].b = v.z;
-            acc[k].a = v.w;
-        } else {
-            acc[k] = gpi_background(SNOW ? 1 : 0, j, a.height);
-        }
+        acc[k] = start_pixel<SNOW>(a, i, j, in_x);
     }
 
     /* Software pipeline: the circle staged for this chunk is in registers;
@@ -728,14 +760,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
         }
     }
 
-    if (in_x) {
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            const int j = j0 + k;
-            if (j < a.height)
-                a.image[(size_t)j * (size_t)a.width + (size_t)i] = make_float4(acc[k].r, acc[k].g, acc[k].b, acc[k].a);
-        }
-    }
+    store_pixels(a, i, j0, in_x, acc);
 }
 
 /* ---- tile_kernel_bands: a compacted list per warp band -----------------------
@@ -888,32 +913,14 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     const int j0 = ty * T + (t / T) * R;
 
     uint32_t begin, count;
-    if (BINNED) {
-        const uint2 rg = a.ranges[tile];
-        begin = rg.x;
-        count = rg.y - rg.x;
-    } else {
-        begin = a.c0;
-        count = a.c1 - a.c0;
-    }
+    tile_slice<BINNED>(a, tile, &begin, &count);
     if (!a.first && count == 0) return; /* whole block: nothing to add */
 
     const bool in_x = i < a.width;
     const float cx = gpi_pixel_x(i, a.invW);
     gpi_rgba acc[R];
 #pragma unroll
-    for (int k = 0; k < R; ++k) {
-        const int j = j0 + k;
-        if (!a.first && in_x && j < a.height) {
-            const float4 v = a.image[(size_t)j * (size_t)a.width + (size_t)i];
-            acc[k].r = v.x;
-            acc[k].g = v.y;
-            acc[k].b = v.z;
-            acc[k].a = v.w;
-        } else {
-            acc[k] = gpi_background(0, j, a.height);
-        }
-    }
+    for (int k = 0; k < R; ++k) acc[k] = start_pixel<false>(a, i, j0 + k, in_x);
     const int tile_x0 = tx * T, tile_y0 = ty * T;
     if (t < T) s_rowy[t] = gpi_pixel_y(tile_y0 + t, a.invH);
     __syncthreads();
@@ -1031,14 +1038,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
         }
     }
 
-    if (in_x) {
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            const int j = j0 + k;
-            if (j < a.height)
-                a.image[(size_t)j * (size_t)a.width + (size_t)i] = make_float4(acc[k].r, acc[k].g, acc[k].b, acc[k].a);
-        }
-    }
+    store_pixels(a, i, j0, in_x, acc);
 }
 
 size_t align_up(size_t x) { return (x + P::kAlign - 1) / P::kAlign * P::kAlign; }
