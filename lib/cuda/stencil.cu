@@ -17,20 +17,23 @@
  * pointers 16-byte aligned, so every row starts 16-byte aligned): register
  * sliding down columns in 16-byte words, with no shared memory and no
  * barrier. Each thread owns N consecutive columns (one float4 / double2) of
- * a strip of 64 rows; a block of 128 threads covers 128 N columns. Down its
- * columns a thread keeps a ring of 8 rows in registers and, after computing
- * row p from rows p-1, p, p+1, reloads the dead slot with row p + 7: each
- * LDG.128 is issued 6 rows (96 bytes per thread) before it is needed, so a
- * thread always has loads in flight while it computes and stores (the old
- * kernel waited at a barrier for each group of rows). West and east
+ * a strip of 24 rows; a block of 128 threads covers 128 N columns. Down its
+ * columns a thread keeps a ring of R = 6 rows in registers and, after
+ * computing row p from rows p-1, p, p+1, reloads the dead slot with row
+ * p + R - 1: each LDG.128 is issued R - 2 rows (64 bytes per thread) before
+ * it is needed, so a thread always has loads in flight while it computes
+ * and stores (the old kernel waited at a barrier for each group of rows). West and east
  * neighbours inside the word are registers; across words they come from the
  * neighbouring lanes by shuffle; lanes 0 and 31 also load the halo column
  * on their side, one scalar load per row that hits the line a neighbouring
  * warp reads anyway. The lane just past the last column loads that row's
  * east boundary column as its element 0, for its neighbour's shuffle. A
- * strip re-reads 2 of 66 rows, from L2 mostly. The launch bound caps
- * registers at 64 (floats) / 72 (doubles), no spills: 8 (7) blocks of 128
- * threads per SM, about 96 (86) KB of loads in flight per SM.
+ * strip re-reads 2 of 26 rows. The launch bound asks for 10 (doubles 9)
+ * blocks of 128 threads per SM, which caps registers at 48 (56), no spills.
+ * Shape sweep and why (ring depth against resident warps, strip length):
+ * see GPI_STENCIL_RING below. ncu before the sweep (ring 8, strip 64, 8
+ * blocks): DRAM 74%, L2 84%, 80% of stalls waiting on loads; halo loads
+ * make 16.4 M L2 read requests where a copy of the same bytes makes 12.6 M.
  * Stores: each output word is one STG.E.128, written in PTX (store16).
  * From a Vec16 (or float4 / double2) assignment nvcc emits four STG.E.32
  * (two STG.E.64 for doubles), each next to its element's arithmetic. A
@@ -39,9 +42,9 @@
  * (16 requests) per warp row where 16 full ones (4 requests) do: ~83 sector
  * accesses where a copy has 32, and the kernel was L2-bound (L2 96%, DRAM
  * 70%).
- * Measured on an H200, 16384^2 float Laplacian, CLAMP (copy: 4216 GB/s):
- * 0.620 ms, 82.2% of copy; with the split stores 0.656 ms (77.6%); the
- * naive kernel 0.980 ms. (Earlier prediction: ~0.54 ms, 93% of copy.) A
+ * Measured on an H200, 16384^2 float Laplacian, CLAMP (copy: ~4210 GB/s):
+ * 0.586 ms, 87% of copy (ring 8 / strip 64: 0.620 ms, 82.2%; with the
+ * split stores 0.656 ms, 77.6%); the naive kernel 0.980 ms. A
  * block-wide variant (8-warp blocks whose warps swapped their edge columns
  * through shared memory, so only the block's outer halos were loaded) was
  * slower: 0.690 ms (73.9%). Most likely its barrier every 2 rows, which
@@ -81,9 +84,29 @@ constexpr int k1dTile = k1dThreads * k1dItems;
 constexpr int k2dThreads = 256;  // columns per block
 constexpr int k2dStrip = 64;     // rows per block
 
-constexpr int k2vThreads = 128;  // 16-byte words per block row: 512 floats, 256 doubles
-constexpr int k2vStrip = 64;     // rows per block
-constexpr int k2vRing = 8;       // rows held per thread: 6 rows (96 bytes) of loads in flight
+/* The vector kernel's shape; -D overrides exist for tuning runs on the GPU
+ * machine. Swept on an H200 (16384^2 float Laplacian, CLAMP, copy ~4210
+ * GB/s; ring R / strip / min blocks per SM):
+ *   8 / 64 / 8 (64 regs)   0.617 ms   8 / 128 / 8   0.618   8 / 32 / 8  0.607
+ *   8 / 16 / 8             0.605      10 / 80 / 7   0.660   12 / 96 / 6 0.668
+ *   7 / 56 / 9             0.601      6 / 96 / 10   0.623   6 / 72 / 10 0.590
+ *   6 / 48 / 10            0.590      6 / 48 / 9    0.604   6 / 24 / 10 0.586
+ * More resident warps beat more rows in flight per thread, and short
+ * strips beat long ones although they re-read more halo rows (2 in 26);
+ * why the strip length matters this much is not established. */
+#ifndef GPI_STENCIL_RING
+#define GPI_STENCIL_RING 6
+#endif
+#ifndef GPI_STENCIL_STRIP
+#define GPI_STENCIL_STRIP 24
+#endif
+#ifndef GPI_STENCIL_MIN_BLOCKS
+#define GPI_STENCIL_MIN_BLOCKS 10
+#endif
+constexpr int k2vThreads = 128;                 // 16-byte words per block row: 512 floats, 256 doubles
+constexpr int k2vStrip = GPI_STENCIL_STRIP;     // rows per block
+constexpr int k2vRing = GPI_STENCIL_RING;       // rows held per thread: R - 2 rows of loads in flight
+constexpr int k2vMinBlocks = GPI_STENCIL_MIN_BLOCKS;  // per SM (floats; doubles one fewer)
 
 // A 16-byte word of 16 / sizeof(T) elements: one LDG/STG.128.
 template <typename T>
@@ -229,7 +252,7 @@ stencil_2d_kernel(const T *__restrict__ in, T *__restrict__ out, long long rows,
  * that spills nothing); uncapped, ptxas spends 80-118 on hoisted row
  * addresses and fewer blocks fit. */
 template <typename T, int BC>
-__global__ void __launch_bounds__(k2vThreads, sizeof(T) == 4 ? 8 : 7)
+__global__ void __launch_bounds__(k2vThreads, sizeof(T) == 4 ? k2vMinBlocks : k2vMinBlocks - 1)
 stencil_2d_vec_kernel(const T *__restrict__ in, T *__restrict__ out, long long rows, long long cols, T wc, T wn,
                       T ws, T ww, T we, long long col_tiles, long long strips)
 {
@@ -340,9 +363,8 @@ cudaError_t launch_2d(const gp_stencil5 *w, const void *in, void *out, size_t ro
 {
     constexpr size_t N = 16 / sizeof(T);
     const bool vec = ((((uintptr_t)in | (uintptr_t)out) & 15) == 0) && cols % N == 0;
-    const long long strips = (long long)((rows + k2dStrip - 1) / k2dStrip);
-    static_assert(k2dStrip == k2vStrip, "both kernels cut the same strips");
     if (vec) {
+        const long long strips = (long long)((rows + k2vStrip - 1) / k2vStrip);
         const long long col_tiles = (long long)((cols / N + k2vThreads - 1) / k2vThreads);
         const dim3 grid(grid_dim(col_tiles, kMaxGridX), grid_dim(strips, kMaxGridY));
         stencil_2d_vec_kernel<T, BC><<<grid, k2vThreads, 0, stream>>>(
@@ -352,6 +374,7 @@ cudaError_t launch_2d(const gp_stencil5 *w, const void *in, void *out, size_t ro
     }
     constexpr int K = 32 / (int)sizeof(T);  // rows per group: 32 bytes of loads in flight per thread
     static_assert(k2dStrip % K == 0, "a strip holds whole groups");
+    const long long strips = (long long)((rows + k2dStrip - 1) / k2dStrip);
     const long long col_tiles = (long long)((cols + k2dThreads - 1) / k2dThreads);
     const dim3 grid(grid_dim(col_tiles, kMaxGridX), grid_dim(strips, kMaxGridY));
     stencil_2d_kernel<T, BC, K><<<grid, k2dThreads, 0, stream>>>(
