@@ -201,6 +201,17 @@ gp_status gpi_workspace(gp_context *ctx, size_t bytes, void **ptr)
     return GP_SUCCESS;
 }
 
+gp_status gpi_workspace_aligned(gp_context *ctx, size_t bytes, void **ptr)
+{
+    void *p = NULL;
+    gp_status s;
+    *ptr = NULL;
+    if (bytes > SIZE_MAX - 256) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "workspace of %zu bytes", bytes);
+    if ((s = gpi_workspace(ctx, bytes + 256, &p))) return s;
+    *ptr = (void *)(((uintptr_t)p + 255) & ~(uintptr_t)255);
+    return GP_SUCCESS;
+}
+
 gp_status gpi_check_buffer(gp_context *ctx, const void *ptr, size_t bytes, const char *name)
 {
     struct cudaPointerAttributes attr;

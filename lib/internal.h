@@ -40,6 +40,12 @@ void gpi_clear_error(gp_context *ctx);
  * gives a NULL pointer and GP_SUCCESS. */
 gp_status gpi_workspace(gp_context *ctx, size_t bytes, void **ptr);
 
+/* The same with the pointer aligned up to 256 bytes (CUB's temporary
+ * storage and the look-back state want it; a caller's workspace may have
+ * any alignment): asks gpi_workspace for bytes + 256. Never NULL on
+ * success, even for bytes == 0 (CUB reads a NULL as a size query). */
+gp_status gpi_workspace_aligned(gp_context *ctx, size_t bytes, void **ptr);
+
 /* a*b into *out, or GP_ERROR_SIZE_OVERFLOW. */
 gp_status gpi_mul_size(size_t a, size_t b, size_t *out);
 

@@ -34,10 +34,8 @@ gp_status select_flagged(gp_context *ctx, InIt in, const void *flags_, Out *out,
         int64_t *d_count = (int64_t *)ctx->pinned_dev;
         cudaError_t e = cub::DeviceSelect::Flagged(nullptr, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
         if ((s = gpi_cuda_status(ctx, e, what))) return s;
-        /* Aligned up to 256 in case a caller-provided workspace is not. */
-        if ((s = gpi_workspace(ctx, 256 + temp_bytes, &ws))) return s;
-        void *temp = (void *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
-        e = cub::DeviceSelect::Flagged(temp, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
+        if ((s = gpi_workspace_aligned(ctx, temp_bytes, &ws))) return s;
+        e = cub::DeviceSelect::Flagged(ws, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
         if ((s = gpi_cuda_status(ctx, e, what))) return s;
     }
     /* Also for n == 0: the call is documented to synchronize the stream. */

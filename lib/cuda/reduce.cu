@@ -38,9 +38,8 @@ gp_status reduce_launch(gp_context *ctx, const T *in, Offset n, T identity, T *d
     gp_status s;
     cudaError_t e = cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, d_result, n, Op(), identity, stream);
     if ((s = gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce (size query)"))) return s;
-    if ((s = gpi_workspace(ctx, 256 + temp_bytes, &ws))) return s;
-    void *temp = (void *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
-    e = cub::DeviceReduce::Reduce(temp, temp_bytes, in, d_result, n, Op(), identity, stream);
+    if ((s = gpi_workspace_aligned(ctx, temp_bytes, &ws))) return s;
+    e = cub::DeviceReduce::Reduce(ws, temp_bytes, in, d_result, n, Op(), identity, stream);
     return gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce");
 }
 

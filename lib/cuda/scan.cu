@@ -155,10 +155,9 @@ gp_status scan_reduce_then_scan(gp_context *ctx, const void *in, void *out, size
     void *ws = nullptr;
     T *scratch = nullptr;
     if (elems) {
-        /* +256 so a caller's workspace of any alignment can be aligned up. */
-        gp_status s = gpi_workspace(ctx, elems * sizeof(T) + 256, &ws);
+        gp_status s = gpi_workspace_aligned(ctx, elems * sizeof(T), &ws);
         if (s) return s;
-        scratch = (T *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
+        scratch = (T *)ws;
     }
     return run_scan<T, Op>(ctx, (cudaStream_t)ctx->stream, (const T *)in, (T *)out, n, identity, inclusive,
                            scratch);
@@ -176,9 +175,8 @@ gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identi
                                "scan (one block) launch");
     if (exact) {
         void *ws = nullptr;
-        gp_status s = gpi_workspace(ctx, gpi::onepass_workspace_bytes<T>((long long)n) + 256, &ws);
+        gp_status s = gpi_workspace_aligned(ctx, gpi::onepass_workspace_bytes<T>((long long)n), &ws);
         if (s) return s;
-        ws = (void *)(((uintptr_t)ws + 255) & ~(uintptr_t)255);
         return gpi_cuda_status(ctx, gpi::scan_onepass<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
                                                             identity, ws, stream),
                                "scan (single pass) launch");
