@@ -9,13 +9,14 @@ cd "$(dirname "$0")/.."
 B=${1:-build-gpu}
 NCU="ncu --clock-control none"
 SECTIONS="--section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis"
+METRICS="--metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_requests_op_read.sum"
 for spec in "scan_onepass_kernel scan 268435456" "find_repeats_kernel find_repeats 268435456" \
             "stencil_2d stencil 16384" "transpose transpose 16384"; do
     set -- $spec
     [ $# -eq 3 ] || continue
     echo "==== $1 ($2, n = $3)"
-    $NCU $SECTIONS -k "regex:$1" -s 1 -c 1 "$B/bench/prof_one" "$2" "$3" 3 2>&1 |
-        grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Stall|Warp Cycles|Block Limit Reg|L2 Hit|Mem Busy|Max Bandwidth" | head -24
+    $NCU $SECTIONS $METRICS -k "regex:$1" -s 1 -c 1 "$B/bench/prof_one" "$2" "$3" 3 2>&1 |
+        grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Stall|stalled|Warp Cycles|Registers Per|Block Limit|L2 Hit|Mem Busy|Max Bandwidth|dram__bytes|lts__t_" | head -32
 done
 for s in rand1M biglittle rand100k; do
     echo "==== renderer $s 1024: per-kernel time of one frame"
