@@ -34,6 +34,8 @@
  * see GPI_STENCIL_RING below. ncu before the sweep (ring 8, strip 64, 8
  * blocks): DRAM 74%, L2 84%, 80% of stalls waiting on loads; halo loads
  * make 16.4 M L2 read requests where a copy of the same bytes makes 12.6 M.
+ * After it: DRAM 80% busy, 1.16 GB read (the halo rows come from DRAM
+ * again: +8%), still 80% of stalls waiting on loads.
  * Stores: each output word is one STG.E.128, written in PTX (store16).
  * From a Vec16 (or float4 / double2) assignment nvcc emits four STG.E.32
  * (two STG.E.64 for doubles), each next to its element's arithmetic. A
