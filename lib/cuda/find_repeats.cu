@@ -126,11 +126,7 @@ gp_status run_repeats(gp_context *ctx, const T *in, size_t n, uint64_t *out, siz
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const long long tiles = ((long long)n + repeats_tile<T>::ITEMS - 1) / repeats_tile<T>::ITEMS;
-    const bool packed = sizeof(C) == 4;
-    /* Workspace: the look-back state, 256-byte aligned. */
-    const size_t state_bytes = packed ? gpi::align256((size_t)tiles * 8)
-                                      : 2 * gpi::align256((size_t)tiles * sizeof(C)) + gpi::align256((size_t)tiles * 4);
-    void *ws = nullptr;
+    void *ws = nullptr; /* the look-back state */
     /* The last tile writes the count straight into the context's mapped
      * page-locked buffer: no copy operation after the kernel. */
     C *count_host_buf = (C *)ctx->pinned, *d_count = (C *)ctx->pinned_dev;
@@ -138,18 +134,9 @@ gp_status run_repeats(gp_context *ctx, const T *in, size_t n, uint64_t *out, siz
     gp_status s;
     cudaError_t e;
     if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "find_repeats: too many tiles");
-    if ((s = gpi_workspace_aligned(ctx, state_bytes, &ws))) return s;
-    char *p = (char *)ws;
-    gpi::tile_state<C> st = {};
-    if (packed) {
-        st.packed = (unsigned long long *)p;
-        e = cudaMemsetAsync(st.packed, 0, (size_t)tiles * 8, stream);
-    } else {
-        st.aggregates = (C *)p;
-        st.inclusives = (C *)(p + gpi::align256((size_t)tiles * sizeof(C)));
-        st.flags = (uint32_t *)(p + 2 * gpi::align256((size_t)tiles * sizeof(C)));
-        e = cudaMemsetAsync(st.flags, 0, (size_t)tiles * 4, stream);
-    }
+    if ((s = gpi_workspace_aligned(ctx, gpi::tile_state_bytes<C>(tiles), &ws))) return s;
+    gpi::tile_state<C> st;
+    e = gpi::tile_state_clear<C>(ws, tiles, stream, &st);
     if ((s = gpi_cuda_status(ctx, e, "find_repeats cudaMemsetAsync"))) return s;
     *count_host_buf = (C)-1; /* impossible: caught below if the kernel never wrote it */
     const bool vec = (uintptr_t)in % 16 == 0;

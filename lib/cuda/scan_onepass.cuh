@@ -398,16 +398,42 @@ constexpr long long onepass_tile_items()
     return block_scan_tile<T, scan_policy::threads, scan_policy::vectors>::ITEMS;
 }
 
-/* Scratch for the one-pass kernel: aggregates, inclusive prefixes, flags,
- * each 256-byte aligned. */
 static inline size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
+/* Look-back state of `tiles` tiles (see tile_state): 4-byte T, the packed
+ * words; 8-byte T, aggregates, inclusive prefixes and flags, each part
+ * 256-byte aligned. Shared by every kernel that chains tiles (the scan here,
+ * find-repeats). */
+template <typename T>
+size_t tile_state_bytes(long long tiles)
+{
+    const size_t t = (size_t)tiles;
+    if (sizeof(T) == 4) return align256(t * sizeof(unsigned long long));
+    return 2 * align256(t * sizeof(T)) + align256(t * sizeof(uint32_t));
+}
+
+/* Lay the state out in ws (256-byte aligned, tile_state_bytes<T>(tiles)
+ * long) and clear its flags on `stream`, before the kernel that uses it. */
+template <typename T>
+cudaError_t tile_state_clear(void *ws, long long tiles, cudaStream_t stream, tile_state<T> *st)
+{
+    char *p = static_cast<char *>(ws);
+    *st = tile_state<T>{};
+    if (sizeof(T) == 4) {
+        st->packed = reinterpret_cast<unsigned long long *>(p);
+        return cudaMemsetAsync(st->packed, 0, (size_t)tiles * sizeof(unsigned long long), stream);
+    }
+    st->aggregates = reinterpret_cast<T *>(p);
+    st->inclusives = reinterpret_cast<T *>(p + align256((size_t)tiles * sizeof(T)));
+    st->flags = reinterpret_cast<uint32_t *>(p + 2 * align256((size_t)tiles * sizeof(T)));
+    return cudaMemsetAsync(st->flags, 0, (size_t)tiles * sizeof(uint32_t), stream);
+}
+
+/* Scratch for the one-pass scan: its look-back state. */
 template <typename T>
 size_t onepass_workspace_bytes(long long n)
 {
-    size_t tiles = (size_t)((n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>());
-    if (sizeof(T) == 4) return align256(tiles * sizeof(unsigned long long));
-    return 2 * align256(tiles * sizeof(T)) + align256(tiles * sizeof(uint32_t));
+    return tile_state_bytes<T>((n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>());
 }
 
 static inline bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
@@ -426,19 +452,9 @@ template <typename T, typename Op>
 cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T identity, void *ws, cudaStream_t stream)
 {
     const long long tiles = (n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>();
-    char *p = static_cast<char *>(ws);
-    tile_state<T> st = {};
-    cudaError_t e;
+    tile_state<T> st;
     if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue; /* past 2^43 elements */
-    if (sizeof(T) == 4) {
-        st.packed = reinterpret_cast<unsigned long long *>(p);
-        e = cudaMemsetAsync(st.packed, 0, (size_t)tiles * sizeof(unsigned long long), stream);
-    } else {
-        st.aggregates = reinterpret_cast<T *>(p);
-        st.inclusives = reinterpret_cast<T *>(p + align256((size_t)tiles * sizeof(T)));
-        st.flags = reinterpret_cast<uint32_t *>(p + 2 * align256((size_t)tiles * sizeof(T)));
-        e = cudaMemsetAsync(st.flags, 0, (size_t)tiles * sizeof(uint32_t), stream);
-    }
+    const cudaError_t e = tile_state_clear<T>(ws, tiles, stream, &st);
     if (e != cudaSuccess) return e;
     scan_onepass_kernel<T, Op><<<(unsigned)tiles, scan_policy::threads, 0, stream>>>(
         in, out, n, aligned16(in) && aligned16(out), inclusive, identity, st);
