@@ -73,8 +73,38 @@ int gpi_valid_op(gp_op op);
 /* Number of CPU threads to use for parallel CPU work. */
 int gpi_cpu_threads(const gp_context *ctx);
 
+/* ---- argument checks and backend dispatch, shared by the public calls and
+ * the distributed ones (lib/dist/). A check writes nothing and records its
+ * detail with `fn` naming the call; a run dispatches to the backend. */
+gp_status gpi_scan_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op op, gp_scan_kind kind,
+                         const void *in, const void *out, size_t n);
+gp_status gpi_reduce_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op op, const void *in, size_t n,
+                           const void *result_host);
+gp_status gpi_reduce_run(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n, void *result_host);
+gp_status gpi_compact_check(gp_context *ctx, const char *fn, gp_dtype dtype, const void *in, const void *flags,
+                            gp_flag_type flag_type, const void *out, size_t n, const void *count_out);
+gp_status gpi_compact_run(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags, gp_flag_type flag_type,
+                          void *out, size_t n, size_t *count_host);
+gp_status gpi_compact_indices_check(gp_context *ctx, const char *fn, const void *flags, gp_flag_type flag_type,
+                                    const uint64_t *indices_out, size_t n, const void *count_out);
+gp_status gpi_compact_indices_run(gp_context *ctx, const void *flags, gp_flag_type flag_type, uint64_t *indices_out,
+                                  size_t n, size_t *count_host);
+/* out_room: entries indices_out must hold (n - 1 for gp_find_repeats). */
+gp_status gpi_find_repeats_check(gp_context *ctx, const char *fn, gp_dtype dtype, const void *in, size_t n,
+                                 const uint64_t *indices_out, size_t out_room, const void *count_out);
+gp_status gpi_find_repeats_run(gp_context *ctx, gp_dtype dtype, const void *in, size_t n, uint64_t *indices_out,
+                               size_t *count_host);
+gp_status gpi_stencil_2d_check(gp_context *ctx, const char *fn, gp_dtype dtype, const gp_stencil5 *weights,
+                               gp_boundary boundary, const void *in, const void *out, size_t rows, size_t cols);
+gp_status gpi_stencil_2d_run(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
+                             const void *in, void *out, size_t rows, size_t cols);
+
 /* ---- CPU backend (lib/cpu/): arguments already checked ------------------ */
 gp_status gpi_cpu_scan(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n);
+/* The same with the running value started from *seed (one element of the
+ * dtype, host memory) instead of the identity; seed NULL is gpi_cpu_scan. */
+gp_status gpi_cpu_scan_seeded(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n,
+                              const void *seed);
 gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result);
 gp_status gpi_cpu_compact(gp_dtype dtype, const void *in, const void *flags, gp_flag_type flag_type,
                           void *out, size_t n, size_t *count);
@@ -92,6 +122,9 @@ gp_status gpi_cpu_stencil_2d(gp_dtype dtype, const gp_stencil5 *w, gp_boundary b
  * CUDA errors through gpi_cuda_status. */
 gp_status gpi_cuda_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in,
                         void *out, size_t n);
+/* Seeded as gpi_cpu_scan_seeded (seed: host memory, NULL = identity). */
+gp_status gpi_cuda_scan_seeded(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in,
+                               void *out, size_t n, const void *seed);
 gp_status gpi_cuda_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n,
                           void *result_host);
 gp_status gpi_cuda_compact(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags,

@@ -22,6 +22,9 @@ const char *gp_status_string(gp_status status)
     case GP_ERROR_IO: return "file I/O error";
     case GP_ERROR_PARSE: return "malformed input file";
     case GP_ERROR_INTERNAL: return "internal error in gpuprim";
+    case GP_ERROR_COMM: return "communicator failure (NCCL error, or another rank failed)";
+    case GP_ERROR_TIMEOUT: return "a collective did not complete in time (the communicator is aborted)";
+    case GP_ERROR_NO_NCCL: return "NCCL could not be loaded (libnccl.so.2; see GP_NCCL_LIBRARY)";
     }
     return "unknown status code";
 }

@@ -52,18 +52,32 @@ gp_status gp_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3 *weig
     return gpi_cpu_stencil_1d(dtype, weights, boundary, in, out, n);
 }
 
-gp_status gp_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
-                        const void *in, void *out, size_t rows, size_t cols)
+gp_status gpi_stencil_2d_check(gp_context *ctx, const char *fn, gp_dtype dtype, const gp_stencil5 *weights,
+                               gp_boundary boundary, const void *in, const void *out, size_t rows, size_t cols)
 {
     size_t bytes;
-    gp_status s = gpi_enter(ctx);
-    if (s) return s;
-    if ((s = check_common(ctx, "gp_stencil_2d", dtype, weights, boundary, rows, cols, &bytes))) return s;
+    gp_status s;
+    if ((s = check_common(ctx, fn, dtype, weights, boundary, rows, cols, &bytes))) return s;
     if (bytes == 0) return GP_SUCCESS;
-    if ((s = check_buffers(ctx, "gp_stencil_2d", dtype, in, out, bytes))) return s;
+    return check_buffers(ctx, fn, dtype, in, (void *)out, bytes);
+}
+
+gp_status gpi_stencil_2d_run(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
+                             const void *in, void *out, size_t rows, size_t cols)
+{
+    if (rows == 0 || cols == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_stencil_2d(ctx, dtype, weights, boundary, in, out, rows, cols);
     return gpi_cpu_stencil_2d(dtype, weights, boundary, in, out, rows, cols);
+}
+
+gp_status gp_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
+                        const void *in, void *out, size_t rows, size_t cols)
+{
+    gp_status s = gpi_enter(ctx);
+    if (s) return s;
+    if ((s = gpi_stencil_2d_check(ctx, "gp_stencil_2d", dtype, weights, boundary, in, out, rows, cols))) return s;
+    return gpi_stencil_2d_run(ctx, dtype, weights, boundary, in, out, rows, cols);
 }
 
 gp_status gp_laplacian_2d(gp_context *ctx, gp_dtype dtype, gp_boundary boundary, const void *in, void *out,

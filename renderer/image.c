@@ -3,19 +3,14 @@
  * comparing them as the 8-bit values they are written as. */
 #include <gpuprim/render.h>
 
+#include "shade.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* (uint8)(255 * clamp(v, 0, 1)), truncating like the course; NaN gives 0. */
-static unsigned char to8(float v)
-{
-    if (!(v > 0.f)) return 0;
-    if (v > 1.f) v = 1.f;
-    return (unsigned char)(255.f * v);
-}
 
 static gp_status check_image(const float *rgba, int width, int height)
 {
@@ -24,27 +19,41 @@ static gp_status check_image(const float *rgba, int width, int height)
     return GP_SUCCESS;
 }
 
+/* An image to write: floats (rgba) or 8-bit RGB (rgb), row 0 at the bottom. */
+typedef struct image_src {
+    const float *rgba;
+    const unsigned char *rgb;
+    int width, height;
+} image_src;
+
 /* One output row (row j of the image) as RGB bytes. */
-static void row_rgb(const float *rgba, int width, int j, unsigned char *out)
+static void row_rgb(const image_src *src, int j, unsigned char *out)
 {
-    const float *p = rgba + (size_t)j * (size_t)width * 4;
+    const int width = src->width;
+    const float *p;
     int i;
+    if (src->rgb) {
+        memcpy(out, src->rgb + (size_t)j * (size_t)width * 3, (size_t)width * 3);
+        return;
+    }
+    p = src->rgba + (size_t)j * (size_t)width * 4;
     for (i = 0; i < width; i++) {
-        out[3 * i] = to8(p[4 * i]);
-        out[3 * i + 1] = to8(p[4 * i + 1]);
-        out[3 * i + 2] = to8(p[4 * i + 2]);
+        out[3 * i] = gpi_to8(p[4 * i]);
+        out[3 * i + 1] = gpi_to8(p[4 * i + 1]);
+        out[3 * i + 2] = gpi_to8(p[4 * i + 2]);
     }
 }
 
-static gp_status write_ppm(FILE *f, const float *rgba, int width, int height)
+static gp_status write_ppm(FILE *f, const image_src *src)
 {
+    const int width = src->width, height = src->height;
     unsigned char *row = (unsigned char *)malloc((size_t)width * 3);
     int j, bad = 0;
     if (!row) return GP_ERROR_OUT_OF_MEMORY;
     if (fprintf(f, "P6\n%d %d\n255\n", width, height) < 0) bad = 1;
     /* Top row first: the image's row 0 is at the bottom. */
     for (j = height - 1; j >= 0 && !bad; j--) {
-        row_rgb(rgba, width, j, row);
+        row_rgb(src, j, row);
         if (fwrite(row, 1, (size_t)width * 3, f) != (size_t)width * 3) bad = 1;
     }
     free(row);
@@ -152,8 +161,9 @@ static void png_put(png_out *o, const unsigned char *p, size_t n)
     }
 }
 
-static gp_status write_png(FILE *f, const float *rgba, int width, int height)
+static gp_status write_png(FILE *f, const image_src *src)
 {
+    const int width = src->width, height = src->height;
     static const unsigned char sig[8] = {137, 'P', 'N', 'G', 13, 10, 26, 10};
     unsigned char ihdr[13];
     png_out o;
@@ -181,7 +191,7 @@ static gp_status write_png(FILE *f, const float *rgba, int width, int height)
     if (fwrite(sig, 1, 8, f) != 8 || write_chunk(f, "IHDR", ihdr, 13)) o.bad = 1;
     for (j = height - 1; j >= 0 && !o.bad; j--) {
         row[0] = 0; /* filter: none */
-        row_rgb(rgba, width, j, row + 1);
+        row_rgb(src, j, row + 1);
         png_put(&o, row, 1 + (size_t)width * 3);
     }
     if (!o.bad) flush_block(&o, 1);
@@ -203,20 +213,42 @@ static int ends_with(const char *s, const char *suffix)
     return 1;
 }
 
-gp_status gp_image_write(const char *path, const float *rgba, int width, int height)
+static gp_status write_image(const char *path, const image_src *src)
 {
     FILE *f;
     gp_status st;
     int png;
-    if (!path || check_image(rgba, width, height)) return GP_ERROR_INVALID_ARGUMENT;
     if (ends_with(path, ".png")) png = 1;
     else if (ends_with(path, ".ppm")) png = 0;
     else return GP_ERROR_INVALID_ARGUMENT;
-    f = fopen(path, "wb");
-    if (!f) return GP_ERROR_IO;
-    st = png ? write_png(f, rgba, width, height) : write_ppm(f, rgba, width, height);
+    if (!(f = fopen(path, "wb"))) return GP_ERROR_IO;
+    st = png ? write_png(f, src) : write_ppm(f, src);
     if (fclose(f) != 0 && st == GP_SUCCESS) st = GP_ERROR_IO;
     return st;
+}
+
+gp_status gp_image_write(const char *path, const float *rgba, int width, int height)
+{
+    image_src src = {rgba, NULL, width, height};
+    if (!path || check_image(rgba, width, height)) return GP_ERROR_INVALID_ARGUMENT;
+    return write_image(path, &src);
+}
+
+gp_status gp_image_write_rgb8(const char *path, const unsigned char *rgb, int width, int height)
+{
+    image_src src = {NULL, rgb, width, height};
+    if (!path || !rgb || width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
+        return GP_ERROR_INVALID_ARGUMENT;
+    return write_image(path, &src);
+}
+
+gp_status gp_image_to_rgb8(const float *rgba, int width, int height, unsigned char *rgb)
+{
+    image_src src = {rgba, NULL, width, height};
+    int j;
+    if (check_image(rgba, width, height) || !rgb) return GP_ERROR_INVALID_ARGUMENT;
+    for (j = 0; j < height; j++) row_rgb(&src, j, rgb + (size_t)j * (size_t)width * 3);
+    return GP_SUCCESS;
 }
 
 gp_status gp_image_compare(const float *a, const float *b, int width, int height, int *max_diff,
@@ -229,7 +261,7 @@ gp_status gp_image_compare(const float *a, const float *b, int width, int height
     for (i = 0; i < n; i++) {
         int c, differs = 0;
         for (c = 0; c < 3; c++) {
-            int d = (int)to8(a[4 * i + c]) - (int)to8(b[4 * i + c]);
+            int d = (int)gpi_to8(a[4 * i + c]) - (int)gpi_to8(b[4 * i + c]);
             if (d < 0) d = -d;
             if (d > worst) worst = d;
             if (d) differs = 1;

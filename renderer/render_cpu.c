@@ -15,6 +15,7 @@
  * circles' blend runs as a branch-free loop over a row of the SoA tile
  * buffer, which the compiler vectorizes. */
 #include "render_cpu.h"
+#include "band.h"
 #include "shade.h"
 #include "internal.h"
 
@@ -86,7 +87,7 @@ gp_status gp_render_reference(const gp_scene *scene, int width, int height, floa
  * (16 KiB): it stays in L1 while the tile's circles blend into it. Wide
  * tiles give the vectorized row loop long runs. */
 #define TILE_W 64
-#define TILE_H 16
+#define TILE_H GPI_RENDER_TILE
 static const struct {
     size_t band_entries; /* bin entries per band of tile rows before splitting the frame */
     int max_chunks;      /* circle chunks binned in parallel (each has a count per tile) */
@@ -99,8 +100,10 @@ typedef struct box16 {
 
 struct gpi_cpu_renderer {
     int width, height, tiles_x, tiles_y;
+    int band_ty0, band_ty1; /* the tile rows drawn (all, or a distributed rank's band) */
+    int band_py0, band_py1; /* ... as pixel rows */
     size_t ntiles;
-    float *image; /* width*height*4 */
+    float *image; /* width * (band_py1 - band_py0) * 4: the band's rows */
     float *colx, *rowy; /* pixel centres: gpi_pixel_x / gpi_pixel_y */
     /* The scene copy, SoA. */
     size_t n, cap;
@@ -115,10 +118,10 @@ struct gpi_cpu_renderer {
     size_t bins_cap;
 };
 
-gp_status gpi_cpu_renderer_create(int width, int height, gpi_cpu_renderer **out)
+gp_status gpi_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpi_cpu_renderer **out)
 {
     gpi_cpu_renderer *r = (gpi_cpu_renderer *)calloc(1, sizeof *r);
-    size_t px = (size_t)width * (size_t)height;
+    size_t px;
     float invW = 1.f / (float)width, invH = 1.f / (float)height;
     int i;
     if (!r) return GP_ERROR_OUT_OF_MEMORY;
@@ -126,8 +129,13 @@ gp_status gpi_cpu_renderer_create(int width, int height, gpi_cpu_renderer **out)
     r->height = height;
     r->tiles_x = (width + TILE_W - 1) / TILE_W;
     r->tiles_y = (height + TILE_H - 1) / TILE_H;
+    r->band_ty0 = band_ty0;
+    r->band_ty1 = band_ty1;
+    r->band_py0 = band_ty0 * TILE_H;
+    r->band_py1 = band_ty1 * TILE_H < height ? band_ty1 * TILE_H : height;
+    px = (size_t)width * (size_t)(r->band_py1 - r->band_py0);
     r->ntiles = (size_t)r->tiles_x * (size_t)r->tiles_y;
-    r->image = (float *)malloc(px * 4 * sizeof(float));
+    r->image = (float *)malloc(px ? px * 4 * sizeof(float) : 1);
     r->colx = (float *)malloc(((size_t)width + TILE_W) * sizeof(float)); /* vectors may read past the edge */
     r->rowy = (float *)malloc((size_t)height * sizeof(float));
     r->tile_total = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
@@ -207,7 +215,18 @@ gp_status gpi_cpu_renderer_set_scene(gpi_cpu_renderer *r, const gp_scene *s)
 
 gp_status gpi_cpu_renderer_read(const gpi_cpu_renderer *r, float *rgba)
 {
-    memcpy(rgba, r->image, (size_t)r->width * (size_t)r->height * 4 * sizeof(float));
+    memcpy(rgba, r->image, (size_t)r->width * (size_t)(r->band_py1 - r->band_py0) * 4 * sizeof(float));
+    return GP_SUCCESS;
+}
+
+gp_status gpi_cpu_renderer_rgb8(const gpi_cpu_renderer *r, unsigned char *rgb)
+{
+    size_t i, n = (size_t)r->width * (size_t)(r->band_py1 - r->band_py0);
+    for (i = 0; i < n; i++) {
+        rgb[3 * i] = gpi_to8(r->image[4 * i]);
+        rgb[3 * i + 1] = gpi_to8(r->image[4 * i + 1]);
+        rgb[3 * i + 2] = gpi_to8(r->image[4 * i + 2]);
+    }
     return GP_SUCCESS;
 }
 
@@ -273,6 +292,10 @@ static void count_worker(void *p)
         for (i = chunk_begin(jb, (int)c); i < end; i++) {
             int x0, x1, y0, y1, tx, ty;
             gpi_circle_box(r->x[i], r->y[i], r->rad[i], r->width, r->height, &x0, &x1, &y0, &y1);
+            /* Only the band's rows are drawn: clamping the box to them
+             * keeps the same pixels of those rows. */
+            if (y0 < r->band_py0) y0 = r->band_py0;
+            if (y1 > r->band_py1) y1 = r->band_py1;
             r->box[i].x0 = (uint16_t)x0;
             r->box[i].x1 = (uint16_t)x1;
             r->box[i].y0 = (uint16_t)y0;
@@ -491,7 +514,7 @@ static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend)
     }
 
     for (j = ty0; j < ty1; j++) {
-        float *out = r->image + ((size_t)j * (size_t)W + (size_t)tx0) * 4;
+        float *out = r->image + ((size_t)(j - r->band_py0) * (size_t)W + (size_t)tx0) * 4;
         int row = j - ty0;
         for (i = 0; i < tx1 - tx0; i++) {
             out[4 * i] = R[row][i];
@@ -548,10 +571,10 @@ gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
     }
 
     /* Bands of tile rows whose lists fit the entry budget (one row at least). */
-    for (band0 = 0; band0 < r->tiles_y;) {
+    for (band0 = r->band_ty0; band0 < r->band_ty1;) {
         size_t entries = 0;
         int band1 = band0;
-        while (band1 < r->tiles_y) {
+        while (band1 < r->band_ty1) {
             size_t row = 0;
             for (t = (size_t)band1 * r->tiles_x; t < (size_t)(band1 + 1) * r->tiles_x; t++) row += r->tile_total[t];
             if (band1 > band0 && entries + row > policy.band_entries) break;

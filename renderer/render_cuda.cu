@@ -44,6 +44,7 @@
  * huge coordinates); circles it cannot prove get a per-pixel box check. */
 #include "internal.h"
 #include "render_cuda.h"
+#include "band.h"
 #include "shade.h"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -57,7 +58,7 @@ namespace {
 
 /* ---- tuning: every knob of the renderer ---------------------------------- */
 struct Policy {
-    static constexpr int kTile = 16;         /* tile side, pixels */
+    static constexpr int kTile = GPI_RENDER_TILE; /* tile side, pixels (bands are whole tile rows) */
     static constexpr int kRowsPerThread = 4; /* each thread shades a column of this many pixels */
     static constexpr int kTileThreads = kTile * kTile / kRowsPerThread; /* 64 */
     static constexpr int kChunk = kTileThreads;  /* circles culled per step: one per thread */
@@ -225,7 +226,7 @@ __device__ __forceinline__ bool edge_safe(float d, float rad, bool positive)
 
 __global__ void __launch_bounds__(P::kBinThreads)
     pack_kernel(const float *pos, const float *rad, const float *col, uint32_t n, int width, int height,
-                float invW, float invH, float4 *geom, float4 *colour, uint2 *box)
+                int band_y0, int band_y1, float invW, float invH, float4 *geom, float4 *colour, uint2 *box)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -239,8 +240,15 @@ __global__ void __launch_bounds__(P::kBinThreads)
         if (x1 < width && !edge_safe(__fsub_rn(px, gpi_pixel_x(x1, invW)), r, false)) unsafe = true;
         if (y0 > 0 && !edge_safe(__fsub_rn(py, gpi_pixel_y(y0 - 1, invH)), r, true)) unsafe = true;
         if (y1 < height && !edge_safe(__fsub_rn(py, gpi_pixel_y(y1, invH)), r, false)) unsafe = true;
-    } else {
+    }
+    /* Only the band's rows [band_y0, band_y1) are drawn: the box clamped to
+     * them holds the same pixels of those rows, and the proof above still
+     * covers every band pixel outside it. */
+    y0 = max(y0, band_y0);
+    y1 = min(y1, band_y1);
+    if (x0 >= x1 || y0 >= y1) {
         x0 = x1 = y0 = y1 = 0; /* draws nothing */
+        unsafe = false;
     }
     geom[i] = make_float4(px, py, pz, r);
     /* Colours are kept premultiplied by alpha: gpi_shade's alpha * r with
@@ -434,8 +442,10 @@ struct TileArgs {
     const uint2 *ranges;  /* binned: each tile's [start, end) in list */
     uint32_t c0, c1;      /* unbinned: circles [c0, c1); binned: c0 = the batch's first */
     uint32_t cmask;       /* binned: (1 << cbits) - 1, the circle bits of a key */
-    float4 *image;
+    float4 *image;        /* the band's rows: pixel row j is image row j - row0 */
     int width, height, tiles_x;
+    uint32_t tile0;       /* block b shades tile tile0 + b */
+    int row0;
     float invW, invH;
     int first; /* start from the background (else from the image: a later batch) */
 };
@@ -581,7 +591,7 @@ template <bool SNOW>
 __device__ __forceinline__ gpi_rgba start_pixel(const TileArgs &a, int i, int j, bool in_x)
 {
     if (!a.first && in_x && j < a.height) {
-        const float4 v = a.image[(size_t)j * (size_t)a.width + (size_t)i];
+        const float4 v = a.image[(size_t)(j - a.row0) * (size_t)a.width + (size_t)i];
         gpi_rgba c;
         c.r = v.x;
         c.g = v.y;
@@ -601,7 +611,8 @@ __device__ __forceinline__ void store_pixels(const TileArgs &a, int i, int j0, b
     for (int k = 0; k < R; ++k) {
         const int j = j0 + k;
         if (j < a.height)
-            a.image[(size_t)j * (size_t)a.width + (size_t)i] = make_float4(acc[k].r, acc[k].g, acc[k].b, acc[k].a);
+            a.image[(size_t)(j - a.row0) * (size_t)a.width + (size_t)i] =
+                make_float4(acc[k].r, acc[k].g, acc[k].b, acc[k].a);
     }
 }
 
@@ -623,7 +634,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     __shared__ uint32_t s_wcount[2][NW];
 
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    const uint32_t tile = blockIdx.x;
+    const uint32_t tile = a.tile0 + blockIdx.x;
     const int tx = (int)(tile % (uint32_t)a.tiles_x), ty = (int)(tile / (uint32_t)a.tiles_x);
     const int i = tx * T + t % T;
     const int j0 = ty * T + (t / T) * R;
@@ -907,7 +918,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     __shared__ float s_rowy[T];          /* the tile's pixel-row centres */
 
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5, h = lane / T;
-    const uint32_t tile = blockIdx.x;
+    const uint32_t tile = a.tile0 + blockIdx.x;
     const int tx = (int)(tile % (uint32_t)a.tiles_x), ty = (int)(tile / (uint32_t)a.tiles_x);
     const int i = tx * T + t % T;
     const int j0 = ty * T + (t / T) * R;
@@ -1058,8 +1069,11 @@ struct gpi_cuda_renderer {
     gp_context *ctx;
     int width, height, tiles_x, tiles_y;
     uint32_t num_tiles;
+    int band_ty0, band_ty1; /* tile rows drawn: all, or a distributed rank's band */
+    int band_py0, band_py1; /* ... as pixel rows */
+    uint32_t band_tiles;
     float invW, invH;
-    float4 *image;
+    float4 *image; /* the band's rows */
     /* the scene, packed by set_scene */
     size_t n, cap;
     int snow;
@@ -1097,7 +1111,8 @@ extern "C" void gpi_cuda_renderer_destroy(gpi_cuda_renderer *r)
     free(r);
 }
 
-extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int height, gpi_cuda_renderer **out)
+extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int height, int band_ty0, int band_ty1,
+                                               gpi_cuda_renderer **out)
 {
     gpi_cuda_renderer *r;
     size_t bytes;
@@ -1114,13 +1129,18 @@ extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int he
     r->tiles_x = (width + P::kTile - 1) / P::kTile;
     r->tiles_y = (height + P::kTile - 1) / P::kTile;
     r->num_tiles = (uint32_t)r->tiles_x * (uint32_t)r->tiles_y;
+    r->band_ty0 = band_ty0;
+    r->band_ty1 = band_ty1;
+    r->band_py0 = band_ty0 * P::kTile;
+    r->band_py1 = min(band_ty1 * P::kTile, height);
+    r->band_tiles = (uint32_t)(band_ty1 - band_ty0) * (uint32_t)r->tiles_x;
     r->invW = 1.f / (float)width; /* as the CPU reference computes them */
     r->invH = 1.f / (float)height;
-    bytes = (size_t)width * (size_t)height * sizeof(float4);
-    s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->image, bytes), "renderer image cudaMalloc");
+    bytes = (size_t)width * (size_t)(r->band_py1 - r->band_py0) * sizeof(float4);
+    s = bytes ? gpi_cuda_status(ctx, cudaMalloc((void **)&r->image, bytes), "renderer image cudaMalloc") : GP_SUCCESS;
     if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->dev_misc, 2 * sizeof(uint64_t)), "renderer cudaMalloc");
     if (!s) s = gpi_cuda_status(ctx, cudaMallocHost((void **)&r->host_misc, 2 * sizeof(uint64_t)), "renderer cudaMallocHost");
-    if (!s) s = gpi_cuda_status(ctx, cudaMemsetAsync(r->image, 0, bytes, stream_of(r)), "renderer image clear");
+    if (!s && bytes) s = gpi_cuda_status(ctx, cudaMemsetAsync(r->image, 0, bytes, stream_of(r)), "renderer image clear");
     if (s) {
         gpi_cuda_renderer_destroy(r);
         return s;
@@ -1179,8 +1199,8 @@ extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_
     if (s) return s;
     pack_kernel<<<(unsigned)((n + P::kBinThreads - 1) / P::kBinThreads), P::kBinThreads, 0, st>>>(
         (const float *)(ws + off_pos), (const float *)(ws + off_rad),
-        scene->color ? (const float *)(ws + off_col) : NULL, (uint32_t)n, r->width, r->height, r->invW, r->invH,
-        r->geom, r->colour, r->box);
+        scene->color ? (const float *)(ws + off_col) : NULL, (uint32_t)n, r->width, r->height, r->band_py0, r->band_py1,
+        r->invW, r->invH, r->geom, r->colour, r->box);
     s = launched(ctx, "scene pack kernel");
     if (s) return s;
     r->n = n;
@@ -1225,19 +1245,22 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const K *list, 
     a.width = r->width;
     a.height = r->height;
     a.tiles_x = r->tiles_x;
+    a.tile0 = (uint32_t)r->band_ty0 * (uint32_t)r->tiles_x;
+    a.row0 = r->band_py0;
     a.invW = r->invW;
     a.invH = r->invH;
     a.first = first ? 1 : 0;
+    if (r->band_tiles == 0) return GP_SUCCESS; /* an empty band */
     if (r->snow) {
-        if (binned) tile_kernel<true, true, K><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
-        else tile_kernel<true, false, uint32_t><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        if (binned) tile_kernel<true, true, K><<<r->band_tiles, P::kTileThreads, 0, st>>>(a);
+        else tile_kernel<true, false, uint32_t><<<r->band_tiles, P::kTileThreads, 0, st>>>(a);
     } else {
         /* Unbinned scenes (<= kSmallN circles) keep tile_kernel: there the
          * chunks are mostly culled away, and tile_kernel_bands' larger
          * shared memory leaves less L1 for the circles every block reads
          * (pattern measured 0.043 -> 0.055 ms with it). */
-        if (binned) tile_kernel_bands<true, K><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
-        else tile_kernel<false, false, uint32_t><<<r->num_tiles, P::kTileThreads, 0, st>>>(a);
+        if (binned) tile_kernel_bands<true, K><<<r->band_tiles, P::kTileThreads, 0, st>>>(a);
+        else tile_kernel<false, false, uint32_t><<<r->band_tiles, P::kTileThreads, 0, st>>>(a);
     }
     return launched(r->ctx, "render tile kernel");
 }
@@ -1397,7 +1420,7 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
     n = (uint32_t)r->n;
 
     /* Small scenes: no binning, no host sync. */
-    if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->num_tiles <= P::kSmallTests))
+    if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->band_tiles <= P::kSmallTests))
         return launch_tiles_all(r, 0, n, true);
 
     /* 1-2: count and scan. */
@@ -1427,13 +1450,35 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
     return render_binned<uint64_t>(r, n, total, f);
 }
 
+namespace {
+__global__ void rgb8_kernel(const float4 *image, size_t n, unsigned char *rgb)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const float4 v = image[i];
+        rgb[3 * i] = gpi_to8(v.x);
+        rgb[3 * i + 1] = gpi_to8(v.y);
+        rgb[3 * i + 2] = gpi_to8(v.z);
+    }
+}
+} // namespace
+
+extern "C" gp_status gpi_cuda_renderer_rgb8(gpi_cuda_renderer *r, unsigned char *rgb_dev)
+{
+    const size_t n = (size_t)r->width * (size_t)(r->band_py1 - r->band_py0);
+    size_t blocks = (n + 255) / 256;
+    if (n == 0) return GP_SUCCESS;
+    if (blocks > 65536) blocks = 65536;
+    rgb8_kernel<<<(unsigned)blocks, 256, 0, stream_of(r)>>>(r->image, n, rgb_dev);
+    return launched(r->ctx, "render rgb8 kernel");
+}
+
 extern "C" gp_status gpi_cuda_renderer_read(gpi_cuda_renderer *r, float *rgba_host)
 {
     cudaStream_t st;
     cudaError_t e;
     if (!r || !rgba_host) return GP_ERROR_INVALID_ARGUMENT;
     st = stream_of(r);
-    e = cudaMemcpyAsync(rgba_host, r->image, (size_t)r->width * (size_t)r->height * sizeof(float4),
+    e = cudaMemcpyAsync(rgba_host, r->image, (size_t)r->width * (size_t)(r->band_py1 - r->band_py0) * sizeof(float4),
                         cudaMemcpyDeviceToHost, st);
     if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     return gpi_cuda_status(r->ctx, e, "render image read");

@@ -4,12 +4,14 @@
 #include "internal.h"
 #include "render_cpu.h"
 #include "render_cuda.h"
+#include "band.h"
 
 #include <stdlib.h>
 
 struct gp_renderer {
     gp_context *ctx;
     int width, height;
+    int band_ty0, band_ty1; /* tile rows drawn: all, or a distributed rank's band */
     gpi_cpu_renderer *cpu;
     gpi_cuda_renderer *cuda;
     int has_scene, rendered;
@@ -19,8 +21,14 @@ struct gp_renderer {
 
 gp_status gp_renderer_create(gp_renderer **out, gp_context *ctx, int width, int height)
 {
+    return gpi_renderer_create_band(out, ctx, width, height, 0, 1);
+}
+
+gp_status gpi_renderer_create_band(gp_renderer **out, gp_context *ctx, int width, int height, int part, int parts)
+{
     gp_renderer *r;
     gp_status st;
+    int tiles_y;
     if (!out || gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
     if ((st = gpi_render_check_size(width, height)))
         return gpi_error(ctx, st, "gp_renderer_create: image size %dx%d outside 1..%d", width, height,
@@ -31,8 +39,12 @@ gp_status gp_renderer_create(gp_renderer **out, gp_context *ctx, int width, int 
     r->ctx = ctx;
     r->width = width;
     r->height = height;
-    if (ctx->backend == GP_BACKEND_CUDA) st = gpi_cuda_renderer_create(ctx, width, height, &r->cuda);
-    else st = gpi_cpu_renderer_create(width, height, &r->cpu);
+    tiles_y = (height + GPI_RENDER_TILE - 1) / GPI_RENDER_TILE;
+    r->band_ty0 = (int)((long long)tiles_y * part / parts);
+    r->band_ty1 = (int)((long long)tiles_y * (part + 1) / parts);
+    if (ctx->backend == GP_BACKEND_CUDA)
+        st = gpi_cuda_renderer_create(ctx, width, height, r->band_ty0, r->band_ty1, &r->cuda);
+    else st = gpi_cpu_renderer_create(width, height, r->band_ty0, r->band_ty1, &r->cpu);
     if (st) {
         free(r);
         if (!ctx->last_error[0]) gpi_error(ctx, st, "gp_renderer_create: %dx%d image", width, height);
@@ -84,6 +96,21 @@ gp_status gp_renderer_render(gp_renderer *r)
     }
     r->rendered = 1;
     return GP_SUCCESS;
+}
+
+void gpi_renderer_band(const gp_renderer *r, int *row_begin, int *row_end)
+{
+    *row_begin = r->band_ty0 * GPI_RENDER_TILE;
+    *row_end = r->band_ty1 * GPI_RENDER_TILE < r->height ? r->band_ty1 * GPI_RENDER_TILE : r->height;
+}
+
+gp_status gpi_renderer_rgb8(gp_renderer *r, unsigned char *rgb)
+{
+    gp_status st;
+    if (!r->rendered)
+        return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_dist_renderer_gather: nothing rendered yet");
+    if ((st = gpi_enter(r->ctx))) return st;
+    return r->cuda ? gpi_cuda_renderer_rgb8(r->cuda, rgb) : gpi_cpu_renderer_rgb8(r->cpu, rgb);
 }
 
 gp_status gp_renderer_read_image(gp_renderer *r, float *rgba_host)

@@ -109,4 +109,13 @@ GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float
 GPI_HD float gpi_pixel_x(int i, float invW) { return invW * ((float)i + .5f); }
 GPI_HD float gpi_pixel_y(int j, float invH) { return invH * ((float)j + .5f); }
 
+/* A channel as written to an 8-bit image: (uint8)(255 * clamp(v, 0, 1)),
+ * truncating like the course; NaN gives 0. One product: no FMA question. */
+GPI_HD unsigned char gpi_to8(float v)
+{
+    if (!(v > 0.f)) return 0;
+    if (v > 1.f) v = 1.f;
+    return (unsigned char)(255.f * v);
+}
+
 #endif

@@ -50,11 +50,11 @@ extern "C" {
 
 /* ---- version ------------------------------------------------------------ */
 #define GP_VERSION_MAJOR 0
-#define GP_VERSION_MINOR 1
+#define GP_VERSION_MINOR 2
 #define GP_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH, as zstd does. */
 #define GP_VERSION_NUMBER (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)
-#define GP_VERSION_STRING "0.1.0"
+#define GP_VERSION_STRING "0.2.0"
 
 /* The version of the library actually loaded (compare with GP_VERSION_NUMBER
  * to detect a header/library mismatch). Never fails. */
@@ -74,7 +74,12 @@ typedef enum gp_status {
     GP_ERROR_CUDA = 8,             /* any other CUDA runtime error (see gp_context_last_error) */
     GP_ERROR_IO = 9,               /* a file could not be opened, read or written */
     GP_ERROR_PARSE = 10,           /* a file's content is malformed */
-    GP_ERROR_INTERNAL = 11         /* a bug in gpuprim: please report it */
+    GP_ERROR_INTERNAL = 11,        /* a bug in gpuprim: please report it */
+    GP_ERROR_COMM = 12,            /* a communicator failed: NCCL error, or another rank failed or
+                                      rejected its arguments (see gp_context_last_error) */
+    GP_ERROR_TIMEOUT = 13,         /* a collective or communicator set-up did not complete in time;
+                                      the communicator is aborted and must be destroyed */
+    GP_ERROR_NO_NCCL = 14          /* NCCL (libnccl.so.2) could not be loaded: see gpuprim/dist.h */
 } gp_status;
 
 /* A static, human-readable message for any status (also for unknown values).

@@ -15,6 +15,7 @@
 #ifndef GPUPRIM_RENDER_H
 #define GPUPRIM_RENDER_H
 
+#include <gpuprim/dist.h>
 #include <gpuprim/gpuprim.h>
 
 #ifdef __cplusplus
@@ -121,6 +122,34 @@ GP_API gp_status gp_image_write(const char *path, const float *rgba, int width, 
  * whose r, g or b differs at all. Either out pointer may be NULL. */
 GP_API gp_status gp_image_compare(const float *a, const float *b, int width, int height,
                                   int *max_diff, size_t *differing_pixels);
+
+/* The image as 8-bit RGB: width*height*3 bytes, row 0 at the bottom like
+ * the float image, each channel (uint8)(255*clamp(v,0,1)). */
+GP_API gp_status gp_image_to_rgb8(const float *rgba, int width, int height, unsigned char *rgb);
+
+/* gp_image_write for an 8-bit RGB image laid out as gp_image_to_rgb8's. */
+GP_API gp_status gp_image_write_rgb8(const char *path, const unsigned char *rgb, int width, int height);
+
+/* ---- one frame on several GPUs (gpuprim/dist.h) ----------------------------
+ * Each rank of the communicator draws one band of whole 16-pixel tile rows
+ * (rank r of p: tile rows [T*r/p, T*(r+1)/p) of the image's T), binning the
+ * whole scene against its band only; gp_dist_renderer_gather brings the
+ * 8-bit bands to one rank. The image is the one-context renderer's (and the
+ * CPU reference's) bit for bit. Every rank must set the same scene. */
+typedef struct gp_dist_renderer gp_dist_renderer;
+
+/* Local (not collective). The communicator must outlive the renderer. */
+GP_API gp_status gp_dist_renderer_create(gp_dist_renderer **renderer, gp_comm *comm, int width, int height);
+GP_API void gp_dist_renderer_destroy(gp_dist_renderer *renderer);
+/* This rank's pixel rows [*row_begin, *row_end) (possibly empty). */
+GP_API gp_status gp_dist_renderer_band(const gp_dist_renderer *renderer, int *row_begin, int *row_end);
+/* Local: as gp_renderer_set_scene and gp_renderer_render, for the band. */
+GP_API gp_status gp_dist_renderer_set_scene(gp_dist_renderer *renderer, const gp_scene *scene);
+GP_API gp_status gp_dist_renderer_render(gp_dist_renderer *renderer);
+/* Collective: rank `root` receives the whole last frame in rgb_host as
+ * gp_image_to_rgb8 lays it out (width*height*3 bytes of host memory); the
+ * other ranks pass NULL or anything (unused). Synchronizes. */
+GP_API gp_status gp_dist_renderer_gather(gp_dist_renderer *renderer, int root, unsigned char *rgb_host);
 
 #ifdef __cplusplus
 }

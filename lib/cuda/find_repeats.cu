@@ -89,7 +89,7 @@ find_repeats_kernel(const T *in, long long n, bool vec, gpi::tile_state<C> st, u
         count[k] = (C)__popc(m);
     }
     const C end = gpi::block_vector_prefixes<C, CountSum<C>, THREADS, VEC, true>(count, before, tile, C(0), st,
-                                                                                  repeats_policy::delay);
+                                                                                  repeats_policy::delay, C(0));
     /* Stage the tile's repeats in shared memory in output order, then write
      * them with consecutive threads on consecutive slots: scattered 8-byte
      * stores from each thread kept L2 busy (ncu, half the elements

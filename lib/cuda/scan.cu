@@ -33,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -90,10 +91,10 @@ __global__ void __launch_bounds__(kThreads) reduce_tiles(const T *in, size_t n, 
     }
 }
 
-/* prefix == nullptr: a single-level scan whose only tile starts from the identity. */
+/* prefix == nullptr: a single-level scan whose only tile starts from seed. */
 template <typename T, typename Op>
 __global__ void __launch_bounds__(kThreads) scan_tiles(const T *in, T *out, size_t n, size_t tiles, T identity,
-                                                       const T *prefix, int inclusive)
+                                                       T seed, const T *prefix, int inclusive)
 {
     using Kit = TileKit<T>;
     __shared__ typename Kit::Storage tmp;
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(kThreads) scan_tiles(const T *in, T *out, size
         T items[kItems], result[kItems];
         load_tile<T>(tmp, in, n, base, items, identity);
         __syncthreads();
-        T init = prefix ? prefix[t] : identity;
+        T init = prefix ? prefix[t] : seed;
         typename Kit::Scan(tmp.scan).ExclusiveScan(items, result, init, Op());
         if (inclusive) {
 #pragma unroll
@@ -129,9 +130,11 @@ size_t scratch_elems(size_t n)
     return total;
 }
 
+/* The seed enters once, at the deepest level (the single-tile scan of the
+ * last aggregates); every prefix above is built on it. */
 template <typename T, typename Op>
-gp_status run_scan(gp_context *ctx, cudaStream_t stream, const T *in, T *out, size_t n, T identity, int inclusive,
-                   T *scratch)
+gp_status run_scan(gp_context *ctx, cudaStream_t stream, const T *in, T *out, size_t n, T identity, T seed,
+                   int inclusive, T *scratch)
 {
     size_t tiles = tiles_of(n);
     unsigned grid = (unsigned)std::min(tiles, kMaxGrid);
@@ -141,15 +144,16 @@ gp_status run_scan(gp_context *ctx, cudaStream_t stream, const T *in, T *out, si
         agg = scratch;
         reduce_tiles<T, Op><<<grid, kThreads, 0, stream>>>(in, n, tiles, identity, agg);
         if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "scan reduce_tiles launch"))) return s;
-        s = run_scan<T, Op>(ctx, stream, agg, agg, tiles, identity, 0, scratch + padded(tiles));
+        s = run_scan<T, Op>(ctx, stream, agg, agg, tiles, identity, seed, 0, scratch + padded(tiles));
         if (s) return s;
     }
-    scan_tiles<T, Op><<<grid, kThreads, 0, stream>>>(in, out, n, tiles, identity, agg, inclusive);
+    scan_tiles<T, Op><<<grid, kThreads, 0, stream>>>(in, out, n, tiles, identity, seed, agg, inclusive);
     return gpi_cuda_status(ctx, cudaGetLastError(), "scan scan_tiles launch");
 }
 
 template <typename T, typename Op>
-gp_status scan_reduce_then_scan(gp_context *ctx, const void *in, void *out, size_t n, T identity, int inclusive)
+gp_status scan_reduce_then_scan(gp_context *ctx, const void *in, void *out, size_t n, T identity, T seed,
+                                int inclusive)
 {
     size_t elems = scratch_elems(n);
     void *ws = nullptr;
@@ -159,40 +163,43 @@ gp_status scan_reduce_then_scan(gp_context *ctx, const void *in, void *out, size
         if (s) return s;
         scratch = (T *)ws;
     }
-    return run_scan<T, Op>(ctx, (cudaStream_t)ctx->stream, (const T *)in, (T *)out, n, identity, inclusive,
+    return run_scan<T, Op>(ctx, (cudaStream_t)ctx->stream, (const T *)in, (T *)out, n, identity, seed, inclusive,
                            scratch);
 }
 
 template <typename T, typename Op>
-gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identity, int inclusive)
+gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identity, const void *seed_host,
+                  int inclusive)
 {
+    T seed = identity;
+    if (seed_host) memcpy(&seed, seed_host, sizeof seed); /* same width as the dtype */
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     /* Look-back may combine predecessors in any grouping: exact operators only. */
     constexpr bool exact = !(std::is_floating_point<T>::value && std::is_same<Op, OpSum<T>>::value);
     if (n <= (size_t)gpi::small_scan_items<T>())
         return gpi_cuda_status(ctx, gpi::scan_small<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
-                                                          identity, stream),
+                                                          identity, seed, stream),
                                "scan (one block) launch");
     if (exact) {
         void *ws = nullptr;
         gp_status s = gpi_workspace_aligned(ctx, gpi::onepass_workspace_bytes<T>((long long)n), &ws);
         if (s) return s;
         return gpi_cuda_status(ctx, gpi::scan_onepass<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
-                                                            identity, ws, stream),
+                                                            identity, seed, ws, stream),
                                "scan (single pass) launch");
     }
-    return scan_reduce_then_scan<T, Op>(ctx, in, out, n, identity, inclusive);
+    return scan_reduce_then_scan<T, Op>(ctx, in, out, n, identity, seed, inclusive);
 }
 
 
 /* T: the element type (min/max); S: the type its sum is computed in. */
 template <typename T, typename S>
-gp_status scan_typed(gp_context *ctx, gp_op op, const void *in, void *out, size_t n, int inclusive)
+gp_status scan_typed(gp_context *ctx, gp_op op, const void *in, void *out, size_t n, const void *seed, int inclusive)
 {
     switch (op) {
-    case GP_OP_SUM: return scan_op<S, OpSum<S>>(ctx, in, out, n, S(0), inclusive);
-    case GP_OP_MIN: return scan_op<T, OpMin<T>>(ctx, in, out, n, highest_value<T>(), inclusive);
-    case GP_OP_MAX: return scan_op<T, OpMax<T>>(ctx, in, out, n, lowest_value<T>(), inclusive);
+    case GP_OP_SUM: return scan_op<S, OpSum<S>>(ctx, in, out, n, S(0), seed, inclusive);
+    case GP_OP_MIN: return scan_op<T, OpMin<T>>(ctx, in, out, n, highest_value<T>(), seed, inclusive);
+    case GP_OP_MAX: return scan_op<T, OpMax<T>>(ctx, in, out, n, lowest_value<T>(), seed, inclusive);
     }
     return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_scan: unchecked op");
 }
@@ -202,15 +209,21 @@ gp_status scan_typed(gp_context *ctx, gp_op op, const void *in, void *out, size_
 extern "C" gp_status gpi_cuda_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in,
                                    void *out, size_t n)
 {
+    return gpi_cuda_scan_seeded(ctx, dtype, op, kind, in, out, n, nullptr);
+}
+
+extern "C" gp_status gpi_cuda_scan_seeded(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind,
+                                          const void *in, void *out, size_t n, const void *seed)
+{
     int inclusive = kind == GP_SCAN_INCLUSIVE;
     if (n == 0) return GP_SUCCESS;
     switch (dtype) {
-    case GP_INT32: return scan_typed<int32_t, uint32_t>(ctx, op, in, out, n, inclusive);
-    case GP_UINT32: return scan_typed<uint32_t, uint32_t>(ctx, op, in, out, n, inclusive);
-    case GP_INT64: return scan_typed<int64_t, uint64_t>(ctx, op, in, out, n, inclusive);
-    case GP_UINT64: return scan_typed<uint64_t, uint64_t>(ctx, op, in, out, n, inclusive);
-    case GP_FLOAT32: return scan_typed<float, float>(ctx, op, in, out, n, inclusive);
-    case GP_FLOAT64: return scan_typed<double, double>(ctx, op, in, out, n, inclusive);
+    case GP_INT32: return scan_typed<int32_t, uint32_t>(ctx, op, in, out, n, seed, inclusive);
+    case GP_UINT32: return scan_typed<uint32_t, uint32_t>(ctx, op, in, out, n, seed, inclusive);
+    case GP_INT64: return scan_typed<int64_t, uint64_t>(ctx, op, in, out, n, seed, inclusive);
+    case GP_UINT64: return scan_typed<uint64_t, uint64_t>(ctx, op, in, out, n, seed, inclusive);
+    case GP_FLOAT32: return scan_typed<float, float>(ctx, op, in, out, n, seed, inclusive);
+    case GP_FLOAT64: return scan_typed<double, double>(ctx, op, in, out, n, seed, inclusive);
     }
     return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_scan: unchecked dtype");
 }

@@ -264,7 +264,7 @@ __device__ __forceinline__ void store_tile(T *out, long long base, long long n, 
  * Every thread of the block must call it (it has barriers). */
 template <typename T, typename Op, int THREADS, int VECTORS, bool LOOKBACK>
 __device__ __forceinline__ T block_vector_prefixes(T (&agg)[VECTORS], T (&prefix)[VECTORS], long long tile, T identity,
-                                                   tile_state<T> st, lookback_delay delay = {0, 0})
+                                                   tile_state<T> st, lookback_delay delay, T seed)
 {
     constexpr int WARPS = THREADS / 32, GROUPS = VECTORS * WARPS, PER_LANE = GROUPS / 32;
     static_assert(GROUPS % 32 == 0, "warp 0 scans the group totals in whole lanes");
@@ -309,10 +309,12 @@ __device__ __forceinline__ T block_vector_prefixes(T (&agg)[VECTORS], T (&prefix
             group_prefix[lane * PER_LANE + i] = excl;
             excl = op(excl, g[i]);
         }
-        T before = identity;
+        /* seed: what comes before tile 0 (the identity, or a distributed
+         * scan's prefix from the ranks before this one). */
+        T before = seed;
         if (LOOKBACK) {
             if (tile == 0) {
-                if (lane == 0) tile_publish(st, tile, total, TILE_INCLUSIVE);
+                if (lane == 0) tile_publish(st, tile, op(seed, total), TILE_INCLUSIVE);
             } else {
                 if (lane == 0) tile_publish(st, tile, total, TILE_AGGREGATE);
                 before = tile_look_back<T, Op>(st, tile, op, identity, lane, delay);
@@ -335,7 +337,7 @@ __device__ __forceinline__ T block_vector_prefixes(T (&agg)[VECTORS], T (&prefix
  * whole input. */
 template <typename T, typename Op, int THREADS, int VECTORS, bool LOOKBACK>
 __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long long tile, bool vec,
-                                          bool inclusive, T identity, tile_state<T> st)
+                                          bool inclusive, T identity, T seed, tile_state<T> st)
 {
     using BT = block_scan_tile<T, THREADS, VECTORS>;
     Op op;
@@ -351,7 +353,7 @@ __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long
         for (int j = 1; j < BT::VI; j++) x[k][j] = op(x[k][j - 1], x[k][j]);
         agg[k] = x[k][BT::VI - 1];
     }
-    block_vector_prefixes<T, Op, THREADS, VECTORS, LOOKBACK>(agg, prefix, tile, identity, st, scan_policy::delay);
+    block_vector_prefixes<T, Op, THREADS, VECTORS, LOOKBACK>(agg, prefix, tile, identity, st, scan_policy::delay, seed);
     /* every thread: rewrite its vectors from their prefixes */
 #pragma unroll
     for (int k = 0; k < VECTORS; k++) {
@@ -371,18 +373,18 @@ __device__ __forceinline__ void scan_tile(const T *in, T *out, long long n, long
 /* ---- kernels ------------------------------------------------------------------ */
 template <typename T, typename Op>
 __global__ void __launch_bounds__(scan_policy::small_threads)
-scan_small_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity)
+scan_small_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, T seed)
 {
-    scan_tile<T, Op, scan_policy::small_threads, scan_policy::small_vectors, false>(in, out, n, 0, vec, inclusive, identity, tile_state<T>{});
+    scan_tile<T, Op, scan_policy::small_threads, scan_policy::small_vectors, false>(in, out, n, 0, vec, inclusive, identity, seed, tile_state<T>{});
 }
 
 template <typename T, typename Op>
 __global__ void __launch_bounds__(scan_policy::threads, sizeof(T) == 4 ? GPI_SCAN_MIN_BLOCKS : 1)
-scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, tile_state<T> st)
+scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, T seed, tile_state<T> st)
 {
     /* Tiles follow blockIdx.x: blocks start in index order, so a block only
      * ever waits on tiles that are running or done (no deadlock). */
-    scan_tile<T, Op, scan_policy::threads, scan_policy::vectors, true>(in, out, n, blockIdx.x, vec, inclusive, identity, st);
+    scan_tile<T, Op, scan_policy::threads, scan_policy::vectors, true>(in, out, n, blockIdx.x, vec, inclusive, identity, seed, st);
 }
 
 /* ---- host side ------------------------------------------------------------------ */
@@ -440,16 +442,17 @@ static inline bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
 
 /* One launch, n <= small_scan_items<T>(). */
 template <typename T, typename Op>
-cudaError_t scan_small(const T *in, T *out, long long n, bool inclusive, T identity, cudaStream_t stream)
+cudaError_t scan_small(const T *in, T *out, long long n, bool inclusive, T identity, T seed, cudaStream_t stream)
 {
     scan_small_kernel<T, Op><<<1, scan_policy::small_threads, 0, stream>>>(in, out, n, aligned16(in) && aligned16(out),
-                                                                           inclusive, identity);
+                                                                           inclusive, identity, seed);
     return cudaGetLastError();
 }
 
 /* Single pass; ws (256-byte aligned) has onepass_workspace_bytes<T>(n). */
 template <typename T, typename Op>
-cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T identity, void *ws, cudaStream_t stream)
+cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T identity, T seed, void *ws,
+                         cudaStream_t stream)
 {
     const long long tiles = (n + onepass_tile_items<T>() - 1) / onepass_tile_items<T>();
     tile_state<T> st;
@@ -457,7 +460,7 @@ cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T ide
     const cudaError_t e = tile_state_clear<T>(ws, tiles, stream, &st);
     if (e != cudaSuccess) return e;
     scan_onepass_kernel<T, Op><<<(unsigned)tiles, scan_policy::threads, 0, stream>>>(
-        in, out, n, aligned16(in) && aligned16(out), inclusive, identity, st);
+        in, out, n, aligned16(in) && aligned16(out), inclusive, identity, seed, st);
     return cudaGetLastError();
 }
 

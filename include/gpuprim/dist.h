@@ -1,0 +1,159 @@
+/*
+ * dist.h - gpuprim on several GPUs (or several CPU ranks), through NCCL.
+ *
+ * Model
+ *   - A communicator (gp_comm) binds one gpuprim context to one rank of a
+ *     group of `size` ranks. The global array of a distributed call is the
+ *     concatenation of the ranks' shards in rank order; each rank passes its
+ *     own shard, of any size (0 allowed).
+ *   - Every gp_dist_* call is collective: every rank of the communicator
+ *     makes the same sequence of calls, with the same dtype, operator and
+ *     (for stencils) column count. Each rank's calls come from its own
+ *     thread (or its own process): a rank blocks until its peers join.
+ *     gp_comm_run runs one function per rank on threads, for the
+ *     one-process case.
+ *   - CUDA contexts talk through NCCL, CPU contexts of one process through
+ *     host memory. The same code runs on both, so the distributed logic is
+ *     tested on machines without a GPU.
+ *   - Arguments are checked on every rank and the verdicts are exchanged
+ *     before anything is written: when any rank rejects its arguments,
+ *     every rank returns an error (the rejecting rank its own status, the
+ *     others GP_ERROR_COMM naming that rank) and no output is touched.
+ *   - No call waits forever. A collective that does not complete within the
+ *     communicator's timeout returns GP_ERROR_TIMEOUT; the communicator is
+ *     then aborted (NCCL's ncclCommAbort) and every later call on it returns
+ *     GP_ERROR_COMM: destroy it and make a new one.
+ *   - Errors carry detail in gp_context_last_error of the rank's context.
+ *
+ * NCCL is loaded at run time (dlopen), the first time a CUDA communicator
+ * is made: libgpuprim.so.0 does not depend on it, and everything else works
+ * where it is absent. Where it is looked for, in order: the file named by
+ * the environment variable GP_NCCL_LIBRARY; "libnccl.so.2" through the
+ * dynamic loader (LD_LIBRARY_PATH, the ld.so cache); the copy gpuprim was
+ * built against. Not found: GP_ERROR_NO_NCCL. NCCL's own environment
+ * variables apply (NCCL_DEBUG, NCCL_SOCKET_IFNAME, NCCL_NVLS_ENABLE, ...).
+ */
+#ifndef GPUPRIM_DIST_H
+#define GPUPRIM_DIST_H
+
+#include <gpuprim/gpuprim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gp_comm gp_comm;
+
+/* The unique id that joins the ranks of a multi-process communicator: made
+ * on one rank (gp_comm_id_create), passed to the others by any means (a
+ * file, a socket, MPI_Bcast), as these 128 bytes. It is NCCL's unique id. */
+#define GP_COMM_ID_BYTES 128
+typedef struct gp_comm_id {
+    unsigned char bytes[GP_COMM_ID_BYTES];
+} gp_comm_id;
+
+/* Default for timeout_ms = 0 below: two minutes. The environment variable
+ * GP_COMM_TIMEOUT_MS, when set to a positive number, replaces it. */
+#define GP_COMM_DEFAULT_TIMEOUT_MS 120000
+
+/* Make a new unique id (NCCL's ncclGetUniqueId; it starts NCCL's bootstrap
+ * listener on this process). GP_ERROR_NO_NCCL where NCCL is absent. */
+GP_API gp_status gp_comm_id_create(gp_comm_id *id);
+
+/* All ranks in this process: comms[r] becomes rank r, bound to ctxs[r].
+ * The contexts must all be CPU contexts, or all CUDA contexts on distinct
+ * devices (GP_ERROR_INVALID_ARGUMENT otherwise). nranks >= 1. timeout_ms:
+ * for set-up and, later, for each collective (0: the default above).
+ * On error no communicator is made and comms[] is untouched. */
+GP_API gp_status gp_comm_init_all(gp_comm **comms, gp_context *const *ctxs, int nranks, int timeout_ms);
+
+/* One rank of a multi-process communicator (CUDA contexts only: CPU
+ * contexts are GP_ERROR_UNSUPPORTED). Every rank calls it with the same id
+ * and nranks and its own rank in [0, nranks); it returns once all have
+ * joined, or GP_ERROR_TIMEOUT when they have not within timeout_ms. */
+GP_API gp_status gp_comm_init_rank(gp_comm **comm, gp_context *ctx, int nranks, int rank, const gp_comm_id *id,
+                                   int timeout_ms);
+
+/* Release the communicator (not its context). NULL does nothing. Not
+ * collective, but in-flight collectives should have completed. */
+GP_API void gp_comm_destroy(gp_comm *comm);
+
+GP_API gp_status gp_comm_rank(const gp_comm *comm, int *rank);
+GP_API gp_status gp_comm_size(const gp_comm *comm, int *size);
+/* The context the communicator was made with. */
+GP_API gp_status gp_comm_context(const gp_comm *comm, gp_context **ctx);
+/* Change the timeout for later collectives (milliseconds, > 0). */
+GP_API gp_status gp_comm_set_timeout(gp_comm *comm, int timeout_ms);
+
+/* Run fn(comms[r], arg) for every rank r on its own thread and wait for all.
+ * Returns GP_SUCCESS when every call did, else the status of the lowest
+ * rank that failed. GP_ERROR_OUT_OF_MEMORY when threads cannot start (then
+ * no fn ran). */
+typedef gp_status (*gp_comm_fn)(gp_comm *comm, void *arg);
+GP_API gp_status gp_comm_run(gp_comm *const *comms, int nranks, gp_comm_fn fn, void *arg);
+
+/* ---- distributed primitives ----------------------------------------------
+ * Buffers are memory of the rank's context, exactly as in gpuprim.h; the
+ * same checks apply. Calls whose results stay in buffers are asynchronous
+ * on the context's stream after their exchanges (which synchronize). */
+
+/* Scan of the global array: out on rank r receives its part of the global
+ * scan (in == out allowed). Every dtype, operator and kind of gp_scan.
+ * Integer sums, min and max equal the one-context scan exactly; float sums
+ * differ from it by rounding (a different combination order). Each rank
+ * reads its shard twice (a local reduce, then the seeded scan) and writes it
+ * once; one small exchange between. */
+GP_API gp_status gp_dist_scan(gp_comm *comm, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out,
+                              size_t n);
+
+/* Reduction of the global array; every rank receives the result in
+ * result_host (host memory, one element). The ranks' partial results are
+ * combined in rank order, so the result is the same on every rank and run
+ * to run. */
+GP_API gp_status gp_dist_reduce(gp_comm *comm, gp_dtype dtype, gp_op op, const void *in, size_t n,
+                                void *result_host);
+
+/* Counts a selecting call returns: this rank's `local` results were
+ * written to its output; they sit at [offset, offset + local) of the
+ * global result of `total` elements (offset: the results of the ranks
+ * before). */
+typedef struct gp_dist_count {
+    size_t local;
+    uint64_t offset;
+    uint64_t total;
+} gp_dist_count;
+
+/* gp_compact on each shard: each rank keeps its own survivors. */
+GP_API gp_status gp_dist_compact(gp_comm *comm, gp_dtype dtype, const void *in, const void *flags,
+                                 gp_flag_type flag_type, void *out, size_t n, gp_dist_count *count);
+
+/* gp_compact_indices with GLOBAL indices (the shard's position in the
+ * global array added). indices_out has room for n. */
+GP_API gp_status gp_dist_compact_indices(gp_comm *comm, const void *flags, gp_flag_type flag_type,
+                                         uint64_t *indices_out, size_t n, gp_dist_count *count);
+
+/* gp_find_repeats over the global array, with global indices, including
+ * the pair that straddles this shard's last element and the next
+ * non-empty shard's first (reported by this rank: it owns index i of the
+ * pair (i, i+1)). indices_out has room for n entries (not n - 1: the
+ * straddling pair may be one more). Indices stay ascending, per rank and
+ * across ranks in rank order. */
+GP_API gp_status gp_dist_find_repeats(gp_comm *comm, gp_dtype dtype, const void *in, size_t n,
+                                      uint64_t *indices_out, gp_dist_count *count);
+
+/* gp_stencil_2d on a matrix split by rows: rank r holds `rows` consecutive
+ * rows (any number, 0 allowed) of a global matrix of `cols` columns (the
+ * same on every rank). Halo rows are exchanged with the neighbouring
+ * non-empty ranks; the boundary rule applies at the global edges (and to
+ * columns) only, so the result equals gp_stencil_2d on the whole matrix bit
+ * for bit. dtype, boundary, cols and weights must agree across ranks. */
+GP_API gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
+                                    const void *in, void *out, size_t rows, size_t cols);
+GP_API gp_status gp_dist_laplacian_2d(gp_comm *comm, gp_dtype dtype, gp_boundary boundary, const void *in,
+                                      void *out, size_t rows, size_t cols);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUPRIM_DIST_H */

@@ -1,0 +1,142 @@
+/* dist/hub.c - the transport of CPU ranks in one process: each rank posts a
+ * pointer to what it offers, all meet at a barrier, each copies what it
+ * needs straight from its peers' memory, and all meet again before anyone
+ * may reuse its buffers. A rank that does not arrive within the timeout
+ * breaks the hub: every waiting and later call fails instead of hanging. */
+#include "dist_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct hub_post {
+    const void *data;     /* allgather: this rank's bytes */
+    const gpi_p2p *ops;   /* p2p: this rank's operations */
+    int nops;
+} hub_post;
+
+struct gpi_hub {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int size, refs, arrived, broken;
+    unsigned long generation;
+    hub_post *posts;
+};
+
+gp_status gpi_hub_create(int size, gpi_hub **out)
+{
+    gpi_hub *h = (gpi_hub *)calloc(1, sizeof *h);
+    if (!h) return GP_ERROR_OUT_OF_MEMORY;
+    h->posts = (hub_post *)calloc((size_t)size, sizeof *h->posts);
+    if (!h->posts) {
+        free(h);
+        return GP_ERROR_OUT_OF_MEMORY;
+    }
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    h->size = h->refs = size;
+    *out = h;
+    return GP_SUCCESS;
+}
+
+void gpi_hub_release(gpi_hub *h)
+{
+    int last;
+    pthread_mutex_lock(&h->mu);
+    last = --h->refs == 0;
+    /* A rank that leaves breaks any round still waiting for it. */
+    if (!last && h->arrived > 0) {
+        h->broken = 1;
+        pthread_cond_broadcast(&h->cv);
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (!last) return;
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+    free(h->posts);
+    free(h);
+}
+
+/* All ranks arrive, or none returns success. */
+static gp_status hub_barrier(gp_comm *comm)
+{
+    gpi_hub *h = comm->hub;
+    struct timespec deadline;
+    unsigned long gen;
+    gp_status s = GP_SUCCESS;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += comm->timeout_ms / 1000;
+    deadline.tv_nsec += (long)(comm->timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&h->mu);
+    if (h->broken) {
+        pthread_mutex_unlock(&h->mu);
+        return gpi_comm_fail(comm, GP_ERROR_COMM, "another rank timed out or left; the communicator is broken");
+    }
+    gen = h->generation;
+    if (++h->arrived == h->size) {
+        h->arrived = 0;
+        h->generation++;
+        pthread_cond_broadcast(&h->cv);
+    } else {
+        while (h->generation == gen && !h->broken) {
+            int rc = pthread_cond_timedwait(&h->cv, &h->mu, &deadline);
+            if (rc == ETIMEDOUT && h->generation == gen) {
+                h->broken = 1;
+                pthread_cond_broadcast(&h->cv);
+                s = GP_ERROR_TIMEOUT;
+            }
+        }
+        if (!s && h->generation == gen) s = GP_ERROR_COMM;
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (s == GP_ERROR_TIMEOUT)
+        return gpi_comm_fail(comm, s, "the other ranks did not join a collective within %d ms", comm->timeout_ms);
+    if (s) return gpi_comm_fail(comm, s, "another rank timed out or left; the communicator is broken");
+    return GP_SUCCESS;
+}
+
+gp_status gpi_hub_allgather(gp_comm *comm, const void *mine, size_t bytes, void *all)
+{
+    gpi_hub *h = comm->hub;
+    gp_status s;
+    int q;
+    h->posts[comm->rank].data = mine;
+    if ((s = hub_barrier(comm))) return s;
+    for (q = 0; q < comm->size; q++) memcpy((char *)all + (size_t)q * bytes, h->posts[q].data, bytes);
+    return hub_barrier(comm);
+}
+
+gp_status gpi_hub_p2p(gp_comm *comm, const gpi_p2p *ops, int nops)
+{
+    gpi_hub *h = comm->hub;
+    gp_status s, bad = GP_SUCCESS;
+    int i;
+    h->posts[comm->rank].ops = ops;
+    h->posts[comm->rank].nops = nops;
+    if ((s = hub_barrier(comm))) return s;
+    for (i = 0; i < nops; i++) {
+        /* The k-th receive from q takes the k-th send from q to this rank. */
+        int q = ops[i].peer, k = 0, j, taken = 0;
+        const hub_post *p;
+        if (ops[i].send) continue;
+        for (j = 0; j < i; j++) k += !ops[j].send && ops[j].peer == q;
+        p = &h->posts[q];
+        for (j = 0; j < p->nops && !taken; j++) {
+            if (!p->ops[j].send || p->ops[j].peer != comm->rank) continue;
+            if (k-- > 0) continue;
+            if (p->ops[j].bytes != ops[i].bytes) bad = GP_ERROR_INTERNAL;
+            else memcpy(ops[i].buf, p->ops[j].buf, ops[i].bytes);
+            taken = 1;
+        }
+        if (!taken) bad = GP_ERROR_INTERNAL;
+    }
+    s = hub_barrier(comm);
+    if (bad) return gpi_error(comm->ctx, bad, "rank %d: unmatched point-to-point transfer", comm->rank);
+    return s;
+}

@@ -1,0 +1,26 @@
+/* band.h - a renderer that draws one band of tile rows of an image: what
+ * the distributed renderer (render_dist.c) gives each rank. Never installed. */
+#ifndef GPUPRIM_BAND_H
+#define GPUPRIM_BAND_H
+
+#include "internal.h"
+
+#include <gpuprim/render.h>
+
+/* Tile height of both tile renderers (render_cpu.c's TILE_H, render_cuda.cu's
+ * kTile): bands are whole tile rows, so no tile straddles two ranks. */
+#define GPI_RENDER_TILE 16
+
+/* A renderer for band `part` of `parts` of a width x height image: tile rows
+ * [T*part/parts, T*(part+1)/parts) of its T tile rows (possibly none).
+ * gp_renderer_create is part 0 of 1. */
+gp_status gpi_renderer_create_band(gp_renderer **out, gp_context *ctx, int width, int height, int part, int parts);
+
+/* The band's pixel rows [*row_begin, *row_end). */
+void gpi_renderer_band(const gp_renderer *r, int *row_begin, int *row_end);
+
+/* The last frame's band as 8-bit RGB (width * band rows * 3 bytes) into
+ * memory of the context's backend; asynchronous on CUDA. */
+gp_status gpi_renderer_rgb8(gp_renderer *r, unsigned char *rgb);
+
+#endif
