@@ -166,7 +166,8 @@ int gpi_cpu_threads(const gp_context *ctx)
 
 gp_status gp_context_synchronize(gp_context *ctx)
 {
-    if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    gp_status s = gpi_enter(ctx);
+    if (s) return s;
     if (ctx->backend == GP_BACKEND_CPU) return GP_SUCCESS;
     return gpi_cuda_status(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream), "cudaStreamSynchronize");
 }
@@ -238,8 +239,10 @@ gp_status gpi_check_buffer(gp_context *ctx, const void *ptr, size_t bytes, const
 gp_status gp_malloc(gp_context *ctx, void **ptr, size_t bytes)
 {
     void *p = NULL;
+    gp_status s;
     if (gpi_check_context(ctx) || !ptr) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_clear_error(ctx);
+    /* On the context's device, whatever device this thread last used. */
+    if ((s = gpi_enter(ctx))) return s;
     if (bytes == 0) {
         *ptr = NULL;
         return GP_SUCCESS;
@@ -257,8 +260,10 @@ gp_status gp_malloc(gp_context *ctx, void **ptr, size_t bytes)
 
 gp_status gp_free(gp_context *ctx, void *ptr)
 {
+    gp_status s;
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
     if (!ptr) return GP_SUCCESS;
+    if ((s = gpi_enter(ctx))) return s;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_status(ctx, cudaFree(ptr), "cudaFree");
     free(ptr);
     return GP_SUCCESS;
@@ -268,8 +273,11 @@ gp_status gp_free(gp_context *ctx, void *ptr)
 static gp_status copy_bytes(gp_context *ctx, void *dst, const void *src, size_t bytes, int kind, int sync)
 {
     cudaError_t e;
+    gp_status s0;
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_clear_error(ctx);
+    /* The context's device, so its stream (the legacy default stream is
+     * per device) orders the copy after the context's kernels. */
+    if ((s0 = gpi_enter(ctx))) return s0;
     if (bytes == 0) return GP_SUCCESS;
     if (!dst || !src) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "NULL source or destination");
     /* A range past the end of the address space (a huge byte count) would

@@ -3,7 +3,8 @@
 # whole test suite with the GPU REQUIRED (a missing GPU fails), run
 # compute-sanitizer over the GPU cases, check the renderer against the CPU
 # reference, and run the benchmarks.
-#   scripts/gpu-check.sh [stage ...]   stages: build test large sanitize render bench (default: all)
+#   scripts/gpu-check.sh [stage ...]   stages: build test dist large sanitize render bench benchdist
+#                                      (default: all)
 # SANITIZE_TOOLS (default: memcheck racecheck initcheck synccheck) and
 # SANITIZE_TESTS (default: every test program with CUDA cases) narrow the
 # sanitizer stage; all four tools over everything take about half an hour.
@@ -15,7 +16,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 BUILD=${BUILD_DIR:-build-gpu}
-STAGES=${*:-build test large sanitize render bench}
+STAGES=${*:-build test dist large sanitize render bench benchdist}
+# NVLink multicast (NVLS) stays off: a program that uses it can put GPUs
+# that others share out of service. Every NCCL user below inherits this.
+export NCCL_NVLS_ENABLE=0
 SUMMARY="$OUT/summary.txt"; : >"$SUMMARY"
 note() { echo "$*" | tee -a "$SUMMARY"; }
 has() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -26,6 +30,16 @@ if ls .deps/*.deb >/dev/null 2>&1; then
     export CMAKE_PREFIX_PATH=/opt/deps/usr
     export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
+
+# NCCL: the toolkit's, NCCL_ROOT, or the copy in the nvidia-nccl Python wheel
+# (the GPU machines have only that one). gpuprim opens it at run time.
+if [ -z "${NCCL_ROOT:-}" ] && [ ! -f /usr/local/cuda/include/nccl.h ]; then
+    for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl \
+             $(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null); do
+        [ -f "$d/include/nccl.h" ] && { export NCCL_ROOT=$d; break; }
+    done
+fi
+[ -n "${NCCL_ROOT:-}" ] && export LD_LIBRARY_PATH=$NCCL_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # ../shared does not travel to the GPU machine; a carried copy of the
 # course's snow.par (in the ignored .deps/) is put where the tests look.
@@ -38,9 +52,9 @@ note "device: $(sed -n 2p "$OUT/gpu.txt")  date: $(date -u +%F)"
 
 if has build; then
     cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-        ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH} >"$OUT/build.log" 2>&1 &&
+        ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} >"$OUT/build.log" 2>&1 &&
     cmake --build "$BUILD" -j "$(nproc)" >>"$OUT/build.log" 2>&1
-    rc=$?; note "build: rc=$rc (log build.log)"
+    rc=$?; note "build: rc=$rc (log build.log); $(grep -o 'gpuprim: NCCL[^(]*' "$OUT/build.log" | head -1)"
     grep -iE "spill|warning" "$OUT/build.log" | grep -v "^--" | head -20 >"$OUT/build-warnings.txt"
     [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; cat "$SUMMARY"; exit 1; }
 fi
@@ -53,6 +67,17 @@ if has test; then
     skip=$(grep '^\[  SKIPPED \] [a-z_0-9]* \[' "$OUT/ctest-detail.log" | sort -u | wc -l)
     note "tests (GPU required): rc=$rc; $(tail -3 "$OUT/ctest.log" | grep 'tests passed'); cases OK=$pass failed=$fail skipped=$skip"
     [ $rc -eq 0 ] || grep -E "FAILED|ERROR|Failure|fail" "$OUT/ctest.log" | head -30
+fi
+
+if has dist; then
+    # The distributed tests with every GPU of the machine: one process
+    # driving all (test_dist) and one process per GPU (test_dist_mp).
+    ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+    multi=0; [ "$ngpu" -ge 2 ] && multi=1
+    for t in test_dist test_dist_mp; do
+        GP_TEST_REQUIRE_GPU=1 GP_TEST_REQUIRE_MULTI_GPU=$multi timeout 900 "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
+        note "$t ($ngpu GPUs, NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE): rc=$?; $(grep -c '^\[       OK \]' "$OUT/$t.log") OK, $(grep -E '^\[  (FAILED|ERROR)' "$OUT/$t.log" | sort -u | wc -l) failed, $(grep -c '^\[  SKIPPED \] [a-z]' "$OUT/$t.log") skipped (log $t.log)"
+    done
 fi
 
 if has large; then
@@ -70,6 +95,10 @@ if has sanitize; then
             [ -x "$t" ] || t="$BUILD/tests/$t"
             [ -x "$t" ] || continue
             grep -q '\[cuda\]' "$t" || continue # no CUDA cases: nothing to check
+            case "$t" in *test_dist_mp) continue ;; esac # forks ranks; test_dist covers the same kernels
+            # test_dist's kernels are the single-context ones (checked by every
+            # tool there) plus NCCL's: memcheck alone covers its own paths.
+            case "$tool:$t" in memcheck:*) ;; *test_dist) continue ;; esac
             ran=$((ran + 1))
             GP_TEST_QUICK=1 GP_TEST_REQUIRE_GPU=1 GP_TEST_FILTER='*cuda*' \
                 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 99 "$t" >>"$OUT/sanitizer.log" 2>&1 || {
@@ -98,6 +127,15 @@ if has render; then
     grep '^FAIL' "$OUT/render-check.log" | head -10
 fi
 
+if has benchdist; then
+    if [ -x "$BUILD/bench/bench_dist" ] && [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+        "$BUILD/bench/bench_dist" --csv "$OUT/bench_dist.csv" >"$OUT/bench_dist.txt" 2>&1
+        note "bench_dist: rc=$? (bench_dist.txt, bench_dist.csv)"
+    else
+        note "bench_dist: not run (needs 2 GPUs and NCCL)"
+    fi
+fi
+
 if has bench; then
     if [ -x "$BUILD/bench/bench_prims" ]; then
         "$BUILD/bench/bench_prims" --csv "$OUT/bench_prims.csv" >"$OUT/bench_prims.txt" 2>&1
@@ -109,5 +147,8 @@ if has bench; then
     fi
 fi
 
+# The device tool brings back at most 8 files: pack the logs into one.
+(cd "$OUT" && ls | grep -v -e '^logs.tgz$' -e '^summary.txt$' | tar czf logs.tgz -T - 2>/dev/null &&
+    ls | grep -v -e '^logs.tgz$' -e '^summary.txt$' | xargs rm -f)
 echo "================ summary"
 cat "$SUMMARY"

@@ -3,6 +3,7 @@
  * than one 8-bit level off), 2 a wrong argument. */
 #define _POSIX_C_SOURCE 200809L
 #include <gpuprim/gpuprim.h>
+#include <gpuprim/dist.h>
 #include <gpuprim/render.h>
 
 #include "options.h"
@@ -66,6 +67,163 @@ static int check_image(const gp_scene *scene, const float *img, int w, int h, lo
     return max_diff > 1;
 }
 
+/* The scene the options name; 1 (after a message) if it cannot be made. */
+static int open_scene(const options *o, gp_scene **scene)
+{
+    char errbuf[512];
+    gp_status s;
+    if (o->scene) {
+        if ((s = gp_scene_create(scene, o->scene, o->seed))) return failed("gp_scene_create", s, NULL);
+        return 0;
+    }
+    errbuf[0] = '\0';
+    if ((s = gp_scene_load(scene, o->scene_file, errbuf, sizeof errbuf))) {
+        fprintf(stderr, "renderer: cannot load the scene: %s: %s\n", gp_status_string(s),
+                errbuf[0] ? errbuf : o->scene_file);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- --gpus N: each frame split into bands over N ranks ---------------------- */
+typedef struct dist_frame {
+    gp_dist_renderer *dr[64];
+    const gp_scene *scene;
+    unsigned char *rgb; /* rank 0's gathered frame */
+    int gather;
+} dist_frame;
+
+static gp_status dist_rank(gp_comm *comm, void *arg)
+{
+    dist_frame *d = (dist_frame *)arg;
+    gp_context *ctx;
+    int r;
+    gp_status s;
+    gp_comm_rank(comm, &r);
+    gp_comm_context(comm, &ctx);
+    if ((s = gp_dist_renderer_set_scene(d->dr[r], d->scene)) || (s = gp_dist_renderer_render(d->dr[r]))) return s;
+    if (d->gather) return gp_dist_renderer_gather(d->dr[r], 0, r == 0 ? d->rgb : NULL);
+    return gp_context_synchronize(ctx);
+}
+
+/* Compare the gathered 8-bit frame with the reference's; 1 if it fails. */
+static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, int h)
+{
+    float *ref = (float *)malloc((size_t)w * (size_t)h * 16);
+    unsigned char *want = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
+    size_t i, differing = 0;
+    int worst = 0, c;
+    if (!ref || !want || gp_render_reference(scene, w, h, ref) || gp_image_to_rgb8(ref, w, h, want)) {
+        fprintf(stderr, "renderer: the reference render failed\n");
+        free(ref);
+        free(want);
+        return 1;
+    }
+    for (i = 0; i < (size_t)w * (size_t)h; i++) {
+        int dif = 0;
+        for (c = 0; c < 3; c++) {
+            int dd = abs((int)want[3 * i + c] - (int)rgb[3 * i + c]);
+            if (dd > worst) worst = dd;
+            dif |= dd != 0;
+        }
+        differing += (size_t)dif;
+    }
+    printf("check: max per-channel difference %d (8-bit levels), %zu differing pixels: %s\n", worst, differing,
+           worst <= 1 ? "OK" : "FAIL");
+    free(ref);
+    free(want);
+    return worst > 1;
+}
+
+static int run_dist(const options *o)
+{
+    const int n = (int)o->gpus, w = o->width, h = o->height;
+    gp_context *ctx[64] = {NULL};
+    gp_comm *comm[64] = {NULL};
+    gp_scene *scene = NULL;
+    dist_frame d;
+    gp_backend b = o->backend;
+    int r, rc = 0, ndev = 0;
+    long f, i, frames = o->bench ? o->bench : 1;
+    double render_s = 0, gather_s = 0;
+    gp_status s = GP_SUCCESS;
+    memset(&d, 0, sizeof d);
+    gp_cuda_device_count(&ndev);
+    if (b == GP_BACKEND_AUTO) b = ndev > 0 ? GP_BACKEND_CUDA : GP_BACKEND_CPU;
+    if (b == GP_BACKEND_CUDA && n > ndev) {
+        fprintf(stderr, "renderer: --gpus %d, but this machine has %d CUDA device(s)\n", n, ndev);
+        return 1;
+    }
+    for (r = 0; r < n && !s; r++) s = gp_context_create(&ctx[r], b, b == GP_BACKEND_CUDA ? r : 0);
+    if (s) {
+        fprintf(stderr, "renderer: cannot create context %d: %s\n", r - 1, gp_status_string(s));
+        rc = 1;
+        goto done;
+    }
+    for (r = 0; r < n && o->threads; r++) gp_context_set_cpu_threads(ctx[r], (int)o->threads);
+    if ((s = gp_comm_init_all(comm, ctx, n, 0))) {
+        rc = failed("gp_comm_init_all", s, ctx[0]);
+        goto done;
+    }
+    printf("backend: %s, %d ranks (bands of tile rows, gathered on rank 0)\n", b == GP_BACKEND_CUDA ? "cuda" : "cpu", n);
+    if ((rc = open_scene(o, &scene))) goto done;
+    for (r = 0; r < n; r++)
+        if ((s = gp_dist_renderer_create(&d.dr[r], comm[r], w, h))) {
+            rc = failed("gp_dist_renderer_create", s, ctx[r]);
+            goto done;
+        }
+    if (!(d.rgb = (unsigned char *)malloc((size_t)w * (size_t)h * 3))) {
+        fprintf(stderr, "renderer: out of memory for a %dx%d image\n", w, h);
+        rc = 1;
+        goto done;
+    }
+    d.scene = scene;
+    for (f = 0; f < o->frame_a; f++) gp_scene_advance(scene);
+    d.gather = 1;
+    if (o->bench) s = gp_comm_run(comm, n, dist_rank, &d); /* warm-up */
+    for (i = 0; i < frames && !s; i++) {
+        double t0 = now_s();
+        if (o->bench) gp_scene_advance(scene);
+        d.gather = 0; /* the bands, rendered and synchronized */
+        if ((s = gp_comm_run(comm, n, dist_rank, &d))) break;
+        render_s += now_s() - t0;
+        d.gather = 1; /* again with the gather: the frame delivered on rank 0 */
+        t0 = now_s();
+        s = gp_comm_run(comm, n, dist_rank, &d);
+        gather_s += now_s() - t0;
+    }
+    if (s) {
+        for (r = 1; r < n; r++)
+            if (*gp_context_last_error(ctx[r])) fprintf(stderr, "renderer: rank %d: %s\n", r, gp_context_last_error(ctx[r]));
+        rc = failed("distributed frame", s, ctx[0]);
+        goto done;
+    }
+    if (o->bench)
+        printf("bench: %s %dx%d, %s x %d, %ld frames: %.3f ms per frame (bands, slowest rank); %.3f ms with the 8-bit "
+               "gather to rank 0\n",
+               o->scene ? o->scene : o->scene_file, w, h, b == GP_BACKEND_CUDA ? "cuda" : "cpu", n, frames,
+               1e3 * render_s / (double)frames, 1e3 * gather_s / (double)frames);
+    if (o->output || !o->bench) {
+        char path[4200];
+        if (o->output) snprintf(path, sizeof path, "%s", o->output);
+        else snprintf(path, sizeof path, "%s.ppm", o->scene ? o->scene : "scene");
+        if ((s = gp_image_write_rgb8(path, d.rgb, w, h))) {
+            fprintf(stderr, "renderer: cannot write %s: %s\n", path, gp_status_string(s));
+            rc = 1;
+            goto done;
+        }
+        if (!o->bench) printf("rendered %dx%d on %d ranks in %.3f ms -> %s\n", w, h, n, 1e3 * (render_s + gather_s), path);
+    }
+    if (o->check && check_rgb8(scene, d.rgb, w, h)) rc = 1;
+done:
+    for (r = 0; r < n; r++) gp_dist_renderer_destroy(d.dr[r]);
+    for (r = 0; r < n; r++) gp_comm_destroy(comm[r]);
+    for (r = 0; r < n; r++) gp_context_destroy(ctx[r]);
+    gp_scene_destroy(scene);
+    free(d.rgb);
+    return rc;
+}
+
 static int run(const options *o)
 {
     gp_context *ctx = NULL;
@@ -73,7 +231,7 @@ static int run(const options *o)
     gp_renderer *rd = NULL;
     gp_backend used = GP_BACKEND_CPU;
     float *img = NULL;
-    char base[4096], errbuf[512], path[4200];
+    char base[4096], path[4200];
     const char *ext = ".ppm";
     int rc = 0;
     long f;
@@ -92,22 +250,7 @@ static int run(const options *o)
     }
     printf("backend: %s\n", used == GP_BACKEND_CUDA ? "cuda" : "cpu");
 
-    if (o->scene) {
-        s = gp_scene_create(&scene, o->scene, o->seed);
-        if (s) {
-            rc = failed("gp_scene_create", s, ctx);
-            goto done;
-        }
-    } else {
-        errbuf[0] = '\0';
-        s = gp_scene_load(&scene, o->scene_file, errbuf, sizeof errbuf);
-        if (s) {
-            fprintf(stderr, "renderer: cannot load the scene: %s: %s\n", gp_status_string(s),
-                    errbuf[0] ? errbuf : o->scene_file);
-            rc = 1;
-            goto done;
-        }
-    }
+    if ((rc = open_scene(o, &scene))) goto done;
     if (o->output) {
         strip_ext(o->output, base, sizeof base);
         ext = o->output + strlen(o->output) - 4;
@@ -215,5 +358,5 @@ int main(int argc, char **argv)
         return 2;
     }
     free(err);
-    return run(&o);
+    return o.gpus > 1 ? run_dist(&o) : run(&o);
 }

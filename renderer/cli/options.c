@@ -30,6 +30,8 @@ void cli_usage(FILE *f)
             "  --frames A:B        advance to frame A, render frames A..B-1 to <base>_<frame>.<ext>\n"
             "  --backend B         auto (GPU when present, else CPU), cuda or cpu (default auto)\n"
             "  --threads N         CPU threads (default: one per processor)\n"
+            "  --gpus N            split each frame into N bands, one per GPU (NCCL), gathered\n"
+            "                      on the first; with --backend cpu, N CPU ranks (default 1)\n"
             "  --check             also render with the single-threaded reference and compare;\n"
             "                      exit 1 if any pixel differs by more than one 8-bit level\n"
             "  --bench N           time N frames (clear + advance + render, synchronized);\n"
@@ -76,6 +78,7 @@ int cli_parse_args(int argc, char **argv, cli_options *o, char *err, size_t errl
     o->width = o->height = 1024;
     o->backend = GP_BACKEND_AUTO;
     o->threads = 0;
+    o->gpus = 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -89,7 +92,7 @@ int cli_parse_args(int argc, char **argv, cli_options *o, char *err, size_t errl
         if (strncmp(a, "--", 2) != 0) return bad_arg(err, errlen, "unexpected argument '%s'", a);
         if (strcmp(a, "--scene") && strcmp(a, "--scene-file") && strcmp(a, "--size") && strcmp(a, "--seed") &&
             strcmp(a, "--output") && strcmp(a, "--frames") && strcmp(a, "--backend") && strcmp(a, "--threads") &&
-            strcmp(a, "--bench"))
+            strcmp(a, "--bench") && strcmp(a, "--gpus"))
             return bad_arg(err, errlen, "unknown option '%s'", a);
         if (!v) return bad_arg(err, errlen, "option '%s' needs a value", a);
         i++;
@@ -146,6 +149,8 @@ int cli_parse_args(int argc, char **argv, cli_options *o, char *err, size_t errl
             else return bad_arg(err, errlen, "bad --backend '%s' (want auto, cuda or cpu)", v);
         } else if (!strcmp(a, "--threads")) {
             if (parse_int(v, 1, 256, &o->threads)) return bad_arg(err, errlen, "bad --threads '%s' (want 1..256)", v);
+        } else if (!strcmp(a, "--gpus")) {
+            if (parse_int(v, 1, 64, &o->gpus)) return bad_arg(err, errlen, "bad --gpus '%s' (want 1..64)", v);
         } else if (!strcmp(a, "--bench")) {
             if (parse_int(v, 1, 100000, &o->bench)) return bad_arg(err, errlen, "bad --bench '%s' (want 1..100000)", v);
         }

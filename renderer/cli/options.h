@@ -17,6 +17,7 @@ typedef struct cli_options {
     long threads;
     int check;
     long bench;
+    long gpus; /* ranks: 1 = one context; N = gp_dist_renderer over N GPUs (or N CPU ranks) */
 } cli_options;
 
 /* What cli_parse_args found. */

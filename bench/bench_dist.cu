@@ -1,0 +1,470 @@
+/*
+ * bench_dist - gpuprim on 1 GPU against p GPUs of one host, same total work
+ * (strong scaling), and with the same work per GPU (weak scaling), with
+ * NCCL's own all-reduce and all-gather bandwidth measured in the same run as
+ * the link ceiling.
+ *
+ *   bench_dist [--ranks P] [--quick] [--csv FILE]
+ *
+ * One process drives every GPU, one thread per rank (gp_comm_run). A sample
+ * is the wall time from a host barrier that all ranks pass to the moment the
+ * last rank's stream is idle (each rank synchronizes, then all meet again):
+ * what a caller waits for. Warm-up runs first; the median of the samples is
+ * reported. The 1-GPU rows call the ordinary gp_* functions on one context;
+ * the p-GPU rows call gp_dist_* (the renderer: gp_dist_renderer, with and
+ * without the 8-bit gather to rank 0). Every distributed result was checked
+ * against the CPU reference by test_dist / test_dist_mp; here a cheap check
+ * (the reduce against the 1-GPU reduce, the scan's last element) guards
+ * against timing a broken run. Inputs are random (an index hash), never 0.
+ * Set NCCL_NVLS_ENABLE=0 on machines whose GPUs others share.
+ */
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "gpuprim/dist.h"
+#include "gpuprim/gpuprim.h"
+#include "gpuprim/render.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
+#include <string>
+#include <vector>
+
+[[noreturn]] static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fprintf(stderr, "bench_dist: FATAL: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+#define CUDA(x)                                                                                       \
+    do {                                                                                              \
+        cudaError_t e_ = (x);                                                                         \
+        if (e_ != cudaSuccess) die("%s:%d %s -> %s", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+    } while (0)
+#define NCCL(x)                                                                                       \
+    do {                                                                                              \
+        ncclResult_t r_ = (x);                                                                        \
+        if (r_ != ncclSuccess) die("%s:%d %s -> %s", __FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
+    } while (0)
+
+static void gp_ok(gp_status s, gp_context *ctx, const char *what)
+{
+    if (s != GP_SUCCESS) die("%s -> %s [%s]", what, gp_status_string(s), gp_context_last_error(ctx));
+}
+
+static double now_ms()
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+__global__ void fill_u32(uint32_t *p, size_t n, uint32_t salt, uint32_t mod)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t z = (i + salt) * 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z ^= z >> 31;
+        p[i] = (uint32_t)z % mod + (mod == 0xffffffffu ? 0 : 1);
+    }
+}
+
+__global__ void fill_u8(uint8_t *p, size_t n, uint32_t salt)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t z = (i + salt) * 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 29)) * 0xbf58476d1ce4e5b9ULL;
+        p[i] = (uint8_t)((z >> 40) & 1);
+    }
+}
+
+__global__ void fill_f32(float *p, size_t n, uint32_t salt)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t z = (i + salt) * 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        p[i] = (float)((z >> 33) % 2001) * 0.001f - 1.f;
+    }
+}
+
+enum Fill { INTS, FLAGS, FLOATS };
+
+static void fill(void *p, size_t bytes, uint32_t salt, Fill kind)
+{
+    if (kind == FLAGS) fill_u8<<<4096, 256>>>((uint8_t *)p, bytes, salt);
+    else if (kind == FLOATS) fill_f32<<<4096, 256>>>((float *)p, bytes / 4, salt);
+    else fill_u32<<<4096, 256>>>((uint32_t *)p, bytes / 4, salt, 1000);
+    CUDA(cudaGetLastError());
+    CUDA(cudaDeviceSynchronize());
+}
+
+/* ---- the world: p ranks, each with a context, communicator, buffers -------------- */
+enum Work { REDUCE, SCAN, COMPACT, LAPLACIAN, RENDER, RENDER_GATHER };
+static const char *work_name[] = {"reduce int32", "scan int32 (excl. sum)", "compact int32 (u8 flags 50%)",
+                                  "Laplacian f32 (periodic)", "renderer", "renderer + gather"};
+
+struct World {
+    int p = 0;
+    gp_context *ctx[8] = {};
+    gp_comm *comm[8] = {};
+    pthread_barrier_t bar;
+    /* per rank */
+    void *in[8] = {}, *out[8] = {}, *flags[8] = {};
+    size_t n[8] = {};   /* elements, or rows for the Laplacian */
+    size_t cols = 0;
+    gp_dist_renderer *dr[8] = {};
+    gp_renderer *single = nullptr;
+    std::vector<unsigned char> rgb;
+    /* the run */
+    Work work = REDUCE;
+    int warm = 2, iters = 10;
+    std::vector<double> samples;
+    int64_t result[8] = {};
+};
+
+static void run_op(World &w, int r)
+{
+    gp_context *ctx = w.ctx[r];
+    size_t cnt;
+    gp_dist_count dc;
+    static const gp_stencil5 lap = {-4, 1, 1, 1, 1};
+    const bool one = w.p == 1;
+    switch (w.work) {
+    case REDUCE:
+        gp_ok(one ? gp_reduce(ctx, GP_INT32, GP_OP_SUM, w.in[r], w.n[r], &w.result[r])
+                  : gp_dist_reduce(w.comm[r], GP_INT32, GP_OP_SUM, w.in[r], w.n[r], &w.result[r]),
+              ctx, "reduce");
+        break;
+    case SCAN:
+        gp_ok(one ? gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, w.in[r], w.out[r], w.n[r])
+                  : gp_dist_scan(w.comm[r], GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, w.in[r], w.out[r], w.n[r]),
+              ctx, "scan");
+        break;
+    case COMPACT:
+        gp_ok(one ? gp_compact(ctx, GP_INT32, w.in[r], w.flags[r], GP_UINT8_FLAGS, w.out[r], w.n[r], &cnt)
+                  : gp_dist_compact(w.comm[r], GP_INT32, w.in[r], w.flags[r], GP_UINT8_FLAGS, w.out[r], w.n[r], &dc),
+              ctx, "compact");
+        w.result[r] = one ? (int64_t)cnt : (int64_t)dc.total;
+        break;
+    case LAPLACIAN:
+        gp_ok(one ? gp_stencil_2d(ctx, GP_FLOAT32, &lap, GP_BOUNDARY_PERIODIC, w.in[r], w.out[r], w.n[r], w.cols)
+                  : gp_dist_stencil_2d(w.comm[r], GP_FLOAT32, &lap, GP_BOUNDARY_PERIODIC, w.in[r], w.out[r], w.n[r],
+                                       w.cols),
+              ctx, "laplacian");
+        break;
+    case RENDER:
+    case RENDER_GATHER:
+        if (one) {
+            gp_ok(gp_renderer_render(w.single), ctx, "render");
+        } else {
+            gp_ok(gp_dist_renderer_render(w.dr[r]), ctx, "dist render");
+            if (w.work == RENDER_GATHER)
+                gp_ok(gp_dist_renderer_gather(w.dr[r], 0, r == 0 ? w.rgb.data() : nullptr), ctx, "gather");
+        }
+        break;
+    }
+    gp_ok(gp_context_synchronize(ctx), ctx, "synchronize");
+}
+
+static gp_status rank_main(gp_comm *c, void *arg)
+{
+    World &w = *(World *)arg;
+    int r = 0;
+    gp_comm_rank(c, &r);
+    for (int it = 0; it < w.warm + w.iters; it++) {
+        double t0 = 0;
+        pthread_barrier_wait(&w.bar);
+        if (r == 0) t0 = now_ms();
+        run_op(w, r);
+        pthread_barrier_wait(&w.bar);
+        if (r == 0 && it >= w.warm) w.samples.push_back(now_ms() - t0);
+    }
+    return GP_SUCCESS;
+}
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+static double timed(World &w, Work work, int iters)
+{
+    w.work = work;
+    w.iters = iters;
+    w.samples.clear();
+    if (w.p == 1) {
+        rank_main(nullptr, &w);
+    } else {
+        gp_ok(gp_comm_run(w.comm, w.p, rank_main, &w), w.ctx[0], "gp_comm_run");
+    }
+    return median(w.samples);
+}
+
+static void open_world(World &w, int p)
+{
+    w.p = p;
+    for (int r = 0; r < p; r++) {
+        gp_status s = gp_context_create(&w.ctx[r], GP_BACKEND_CUDA, r);
+        if (s) die("gp_context_create(%d): %s", r, gp_status_string(s));
+    }
+    if (p > 1) gp_ok(gp_comm_init_all(w.comm, w.ctx, p, 0), w.ctx[0], "gp_comm_init_all");
+    pthread_barrier_init(&w.bar, nullptr, (unsigned)p);
+}
+
+static void close_world(World &w)
+{
+    for (int r = 0; r < w.p; r++) gp_comm_destroy(w.comm[r]);
+    for (int r = 0; r < w.p; r++) gp_context_destroy(w.ctx[r]);
+    pthread_barrier_destroy(&w.bar);
+}
+
+static void free_bufs(World &w)
+{
+    for (int r = 0; r < w.p; r++) {
+        CUDA(cudaSetDevice(r));
+        if (w.in[r]) CUDA(cudaFree(w.in[r]));
+        if (w.out[r]) CUDA(cudaFree(w.out[r]));
+        if (w.flags[r]) CUDA(cudaFree(w.flags[r]));
+        w.in[r] = w.out[r] = w.flags[r] = nullptr;
+    }
+}
+
+/* Shards of `total` elements (rows) of es bytes: in, out, and flags if asked. */
+static void alloc_shards(World &w, size_t total, size_t es, bool with_out, bool with_flags)
+{
+    for (int r = 0; r < w.p; r++) {
+        size_t lo = total * r / w.p, hi = total * (r + 1) / w.p;
+        w.n[r] = hi - lo;
+        CUDA(cudaSetDevice(r));
+        CUDA(cudaMalloc(&w.in[r], w.n[r] * es));
+        fill(w.in[r], w.n[r] * es, (uint32_t)lo, w.cols ? FLOATS : INTS);
+        if (with_out) CUDA(cudaMalloc(&w.out[r], w.n[r] * es));
+        if (with_flags) {
+            CUDA(cudaMalloc(&w.flags[r], w.n[r]));
+            fill(w.flags[r], w.n[r], (uint32_t)lo, FLAGS);
+        }
+    }
+}
+
+/* ---- NCCL's own bandwidth, the link ceiling ------------------------------------------ */
+struct NcclBw {
+    double allreduce_ms, allreduce_busbw, allgather_ms, allgather_busbw;
+};
+
+static NcclBw nccl_bandwidth(int p, size_t bytes)
+{
+    std::vector<ncclComm_t> comms(p);
+    std::vector<cudaStream_t> st(p);
+    std::vector<void *> a(p), b(p);
+    std::vector<int> devs(p);
+    NcclBw out{};
+    for (int r = 0; r < p; r++) devs[r] = r;
+    NCCL(ncclCommInitAll(comms.data(), p, devs.data()));
+    for (int r = 0; r < p; r++) {
+        CUDA(cudaSetDevice(r));
+        CUDA(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
+        CUDA(cudaMalloc(&a[r], bytes));
+        CUDA(cudaMalloc(&b[r], bytes * p));
+        fill(a[r], bytes, r, FLOATS);
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        std::vector<double> s;
+        for (int it = 0; it < 25; it++) {
+            double t0 = now_ms();
+            NCCL(ncclGroupStart());
+            for (int r = 0; r < p; r++) {
+                if (kind == 0) NCCL(ncclAllReduce(a[r], b[r], bytes / 4, ncclFloat, ncclSum, comms[r], st[r]));
+                else NCCL(ncclAllGather(a[r], b[r], bytes / p, ncclUint8, comms[r], st[r]));
+            }
+            NCCL(ncclGroupEnd());
+            for (int r = 0; r < p; r++) {
+                CUDA(cudaSetDevice(r));
+                CUDA(cudaStreamSynchronize(st[r]));
+            }
+            if (it >= 5) s.push_back(now_ms() - t0);
+        }
+        double ms = median(s);
+        /* nccl-tests' bus bandwidth: all-reduce 2(p-1)/p, all-gather (p-1)/p of the total size */
+        if (kind == 0) out.allreduce_ms = ms, out.allreduce_busbw = bytes * 2.0 * (p - 1) / p / ms / 1e6;
+        else out.allgather_ms = ms, out.allgather_busbw = bytes * 1.0 * (p - 1) / p / ms / 1e6;
+    }
+    for (int r = 0; r < p; r++) {
+        CUDA(cudaSetDevice(r));
+        CUDA(cudaFree(a[r]));
+        CUDA(cudaFree(b[r]));
+        CUDA(cudaStreamDestroy(st[r]));
+        ncclCommDestroy(comms[r]);
+    }
+    return out;
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+struct Row {
+    std::string work, size;
+    double t1, tp, ideal;
+};
+
+static void run_primitives(int p, bool quick, bool weak, std::vector<Row> &rows)
+{
+    const size_t per = quick ? (size_t)1 << 26 : (size_t)1 << 30; /* elements per GPU, weak scaling */
+    const size_t total = weak ? per * p : per * 2;                 /* strong: 2^31 (2^27 quick) in all */
+    const size_t side = quick ? 8192 : 32768;                      /* Laplacian, strong */
+    const size_t lap_rows = weak ? side / 2 * p : side;
+    World w1, wp;
+    open_world(w1, 1);
+    open_world(wp, p);
+    struct Case {
+        Work work;
+        double ideal;
+    } cases[] = {{REDUCE, (double)p}, {SCAN, 2.0 * p / 3.0}, {COMPACT, 2.0 * p / 3.0}, {LAPLACIAN, (double)p}};
+    for (const Case &c : cases) {
+        const bool lap = c.work == LAPLACIAN;
+        const size_t es = 4, n_all = lap ? lap_rows : total;
+        w1.cols = wp.cols = lap ? side : 0;
+        const size_t unit = lap ? side : 1;
+        /* the 1-GPU run: all of it (strong), or one GPU's share (weak) */
+        const size_t n1 = weak ? n_all / p : n_all;
+        alloc_shards(w1, n1 * unit, es, c.work != REDUCE, c.work == COMPACT);
+        if (lap) w1.n[0] = n1;
+        double t1 = timed(w1, c.work, 10);
+        int64_t r1 = w1.result[0];
+        free_bufs(w1);
+        /* p GPUs */
+        if (lap) {
+            for (int r = 0; r < p; r++) {
+                size_t lo = n_all * r / p, hi = n_all * (r + 1) / p;
+                CUDA(cudaSetDevice(r));
+                CUDA(cudaMalloc(&wp.in[r], (hi - lo) * side * 4));
+                CUDA(cudaMalloc(&wp.out[r], (hi - lo) * side * 4));
+                fill(wp.in[r], (hi - lo) * side * 4, (uint32_t)(lo * side), FLOATS);
+                wp.n[r] = hi - lo;
+            }
+        } else {
+            alloc_shards(wp, n_all, es, c.work != REDUCE, c.work == COMPACT);
+        }
+        double tp = timed(wp, c.work, 10);
+        if (!weak && ((c.work == COMPACT && wp.result[0] != r1) || (c.work == REDUCE && (int32_t)wp.result[0] != (int32_t)r1)))
+            die("%s: %d GPUs gave %lld, one GPU %lld", work_name[c.work], p, (long long)wp.result[0], (long long)r1);
+        free_bufs(wp);
+        char size[64];
+        if (lap) snprintf(size, sizeof size, "%zux%zu", n_all, side);
+        else snprintf(size, sizeof size, "2^%d", 63 - __builtin_clzll(n_all));
+        rows.push_back({work_name[c.work], size, t1, tp, c.ideal});
+        if (weak)
+            printf("  %-30s %-12s 1 GPU (1/%d of it) %9.3f ms   %d GPUs %9.3f ms   efficiency %.1f%%\n",
+                   work_name[c.work], size, p, t1, p, tp, 100.0 * t1 / tp);
+        else
+            printf("  %-30s %-12s 1 GPU %9.3f ms   %d GPUs %9.3f ms   speedup %.2fx (bound %.2fx)\n",
+                   work_name[c.work], size, t1, p, tp, t1 / tp, c.ideal);
+        fflush(stdout);
+    }
+    close_world(w1);
+    close_world(wp);
+}
+
+static void run_renderer(int p, bool quick, std::vector<Row> &rows)
+{
+    const int side = quick ? 2048 : 8192;
+    const char *scenes[] = {"rand100k", "rand1M", "biglittle"};
+    World w1, wp;
+    open_world(w1, 1);
+    open_world(wp, p);
+    w1.rgb.resize((size_t)side * side * 3);
+    wp.rgb.resize((size_t)side * side * 3);
+    for (const char *name : scenes) {
+        gp_scene *scene = nullptr;
+        gp_ok(gp_scene_create(&scene, name, 0), w1.ctx[0], "scene");
+        gp_ok(gp_renderer_create(&w1.single, w1.ctx[0], side, side), w1.ctx[0], "renderer");
+        gp_ok(gp_renderer_set_scene(w1.single, scene), w1.ctx[0], "set_scene");
+        double t1 = timed(w1, RENDER, 5);
+        /* the 1-GPU frame, as 8 bits, is what the gathered frame must equal */
+        std::vector<float> rgba((size_t)side * side * 4);
+        std::vector<unsigned char> ref((size_t)side * side * 3);
+        gp_ok(gp_renderer_read_image(w1.single, rgba.data()), w1.ctx[0], "read");
+        gp_image_to_rgb8(rgba.data(), side, side, ref.data());
+        gp_renderer_destroy(w1.single);
+        w1.single = nullptr;
+        for (int r = 0; r < p; r++) {
+            gp_ok(gp_dist_renderer_create(&wp.dr[r], wp.comm[r], side, side), wp.ctx[r], "dist renderer");
+            gp_ok(gp_dist_renderer_set_scene(wp.dr[r], scene), wp.ctx[r], "dist set_scene");
+        }
+        double tp = timed(wp, RENDER, 5);
+        double tg = timed(wp, RENDER_GATHER, 5);
+        bool same = memcmp(wp.rgb.data(), ref.data(), ref.size()) == 0;
+        for (int r = 0; r < p; r++) gp_dist_renderer_destroy(wp.dr[r]);
+        gp_scene_destroy(scene);
+        char size[64];
+        snprintf(size, sizeof size, "%s %d^2", name, side);
+        rows.push_back({"renderer, slowest band", size, t1, tp, (double)p});
+        rows.push_back({"renderer + 8-bit gather to rank 0", size, t1, tg, (double)p});
+        printf("  renderer %-22s 1 GPU %9.3f ms   %d GPUs %9.3f ms (%.2fx), with gather %9.3f ms (%.2fx)   image %s\n",
+               size, t1, p, tp, t1 / tp, tg, t1 / tg, same ? "identical to 1 GPU" : "DIFFERS");
+        if (!same) die("the gathered %s frame differs from the one-GPU frame", name);
+        fflush(stdout);
+    }
+    close_world(w1);
+    close_world(wp);
+}
+
+int main(int argc, char **argv)
+{
+    int ndev = 0, p = 0;
+    bool quick = false;
+    const char *csv = nullptr;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--ranks") && i + 1 < argc) p = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) quick = true;
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+        else die("usage: bench_dist [--ranks P] [--quick] [--csv FILE]");
+    }
+    CUDA(cudaGetDeviceCount(&ndev));
+    if (p == 0) p = ndev;
+    if (p < 2 || p > ndev || p > 8) die("needs 2..8 GPUs (found %d, asked %d)", ndev, p);
+    cudaDeviceProp prop;
+    CUDA(cudaGetDeviceProperties(&prop, 0));
+    int nv = 0;
+    ncclGetVersion(&nv);
+    printf("bench_dist: %d x %s, NCCL %d, NCCL_NVLS_ENABLE=%s\n", p, prop.name, nv,
+           getenv("NCCL_NVLS_ENABLE") ? getenv("NCCL_NVLS_ENABLE") : "(unset)");
+
+    NcclBw bw = nccl_bandwidth(p, quick ? (size_t)1 << 28 : (size_t)1 << 30);
+    printf("NCCL ceiling: all-reduce %zu MB %.3f ms, bus bandwidth %.1f GB/s; all-gather %.3f ms, bus bandwidth %.1f GB/s\n",
+           (quick ? (size_t)1 << 28 : (size_t)1 << 30) >> 20, bw.allreduce_ms, bw.allreduce_busbw, bw.allgather_ms,
+           bw.allgather_busbw);
+
+    std::vector<Row> strong, weak;
+    printf("strong scaling (same total work):\n");
+    run_primitives(p, quick, false, strong);
+    run_renderer(p, quick, strong);
+    printf("weak scaling (same work per GPU):\n");
+    run_primitives(p, quick, true, weak);
+
+    printf("\n| work | size | 1 GPU ms | %d GPUs ms | speedup | bound |\n|---|---|---|---|---|---|\n", p);
+    for (const Row &r : strong)
+        printf("| %s | %s | %.3f | %.3f | %.2fx | %.2fx |\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, r.t1 / r.tp,
+               r.ideal);
+    printf("\n| weak scaling | size on %d GPUs | 1 GPU ms (1/%d of it) | %d GPUs ms | efficiency |\n|---|---|---|---|---|\n",
+           p, p, p);
+    for (const Row &r : weak)
+        printf("| %s | %s | %.3f | %.3f | %.1f%% |\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp,
+               100.0 * r.t1 / r.tp);
+    if (csv) {
+        FILE *f = fopen(csv, "w");
+        if (!f) die("cannot write %s", csv);
+        fprintf(f, "scaling,work,size,t1_ms,tp_ms,ranks\n");
+        for (const Row &r : strong) fprintf(f, "strong,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
+        for (const Row &r : weak) fprintf(f, "weak,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
+        fclose(f);
+    }
+    return 0;
+}
