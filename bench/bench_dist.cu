@@ -109,6 +109,8 @@ static void fill(void *p, size_t bytes, uint32_t salt, Fill kind)
 
 /* ---- the world: p ranks, each with a context, communicator, buffers -------------- */
 enum Work { REDUCE, SCAN, COMPACT, LAPLACIAN, RENDER, RENDER_GATHER };
+/* RENDER_GATHER: the bands gathered into a buffer on rank 0's GPU (where
+ * the one-GPU frame also is); bringing either to the host costs the same. */
 static const char *work_name[] = {"reduce int32", "scan int32 (excl. sum)", "compact int32 (u8 flags 50%)",
                                   "Laplacian f32 (periodic)", "renderer", "renderer + gather"};
 
@@ -124,6 +126,8 @@ struct World {
     gp_dist_renderer *dr[8] = {};
     gp_renderer *single = nullptr;
     std::vector<unsigned char> rgb;
+    void *frame = nullptr; /* rank 0's gathered frame (device) */
+    cudaStream_t stream[8] = {};
     /* the run */
     Work work = REDUCE;
     int warm = 2, iters = 10;
@@ -168,7 +172,7 @@ static void run_op(World &w, int r)
         } else {
             gp_ok(gp_dist_renderer_render(w.dr[r]), ctx, "dist render");
             if (w.work == RENDER_GATHER)
-                gp_ok(gp_dist_renderer_gather(w.dr[r], 0, r == 0 ? w.rgb.data() : nullptr), ctx, "gather");
+                gp_ok(gp_dist_renderer_gather(w.dr[r], 0, r == 0 ? (unsigned char *)w.frame : nullptr), ctx, "gather");
         }
         break;
     }
@@ -216,6 +220,10 @@ static void open_world(World &w, int p)
     for (int r = 0; r < p; r++) {
         gp_status s = gp_context_create(&w.ctx[r], GP_BACKEND_CUDA, r);
         if (s) die("gp_context_create(%d): %s", r, gp_status_string(s));
+        /* as bench_prims: each context on its own non-blocking stream */
+        CUDA(cudaSetDevice(r));
+        CUDA(cudaStreamCreateWithFlags(&w.stream[r], cudaStreamNonBlocking));
+        gp_ok(gp_context_set_stream(w.ctx[r], w.stream[r]), w.ctx[r], "set_stream");
     }
     if (p > 1) gp_ok(gp_comm_init_all(w.comm, w.ctx, p, 0), w.ctx[0], "gp_comm_init_all");
     pthread_barrier_init(&w.bar, nullptr, (unsigned)p);
@@ -225,6 +233,10 @@ static void close_world(World &w)
 {
     for (int r = 0; r < w.p; r++) gp_comm_destroy(w.comm[r]);
     for (int r = 0; r < w.p; r++) gp_context_destroy(w.ctx[r]);
+    for (int r = 0; r < w.p; r++) {
+        CUDA(cudaSetDevice(r));
+        CUDA(cudaStreamDestroy(w.stream[r]));
+    }
     pthread_barrier_destroy(&w.bar);
 }
 
@@ -379,8 +391,9 @@ static void run_renderer(int p, bool quick, std::vector<Row> &rows)
     World w1, wp;
     open_world(w1, 1);
     open_world(wp, p);
-    w1.rgb.resize((size_t)side * side * 3);
     wp.rgb.resize((size_t)side * side * 3);
+    CUDA(cudaSetDevice(0));
+    CUDA(cudaMalloc(&wp.frame, (size_t)side * side * 3));
     for (const char *name : scenes) {
         gp_scene *scene = nullptr;
         gp_ok(gp_scene_create(&scene, name, 0), w1.ctx[0], "scene");
@@ -400,20 +413,51 @@ static void run_renderer(int p, bool quick, std::vector<Row> &rows)
         }
         double tp = timed(wp, RENDER, 5);
         double tg = timed(wp, RENDER_GATHER, 5);
+        CUDA(cudaSetDevice(0));
+        CUDA(cudaMemcpy(wp.rgb.data(), wp.frame, wp.rgb.size(), cudaMemcpyDeviceToHost));
         bool same = memcmp(wp.rgb.data(), ref.data(), ref.size()) == 0;
         for (int r = 0; r < p; r++) gp_dist_renderer_destroy(wp.dr[r]);
         gp_scene_destroy(scene);
         char size[64];
         snprintf(size, sizeof size, "%s %d^2", name, side);
         rows.push_back({"renderer, slowest band", size, t1, tp, (double)p});
-        rows.push_back({"renderer + 8-bit gather to rank 0", size, t1, tg, (double)p});
+        rows.push_back({"renderer + 8-bit gather on rank 0's GPU", size, t1, tg, (double)p});
         printf("  renderer %-22s 1 GPU %9.3f ms   %d GPUs %9.3f ms (%.2fx), with gather %9.3f ms (%.2fx)   image %s\n",
                size, t1, p, tp, t1 / tp, tg, t1 / tg, same ? "identical to 1 GPU" : "DIFFERS");
         if (!same) die("the gathered %s frame differs from the one-GPU frame", name);
         fflush(stdout);
     }
+    CUDA(cudaSetDevice(0));
+    CUDA(cudaFree(wp.frame));
     close_world(w1);
     close_world(wp);
+}
+
+/* The fixed cost of a call: a reduce of nothing (one small all-gather) and a
+ * Laplacian of 2 rows a rank (all-gather, halo send/recv, edge rows). */
+static void run_latency(int p)
+{
+    World w;
+    open_world(w, p);
+    for (int r = 0; r < p; r++) {
+        w.n[r] = 0;
+        w.in[r] = nullptr;
+    }
+    double t0 = timed(w, REDUCE, 200);
+    w.cols = 32768;
+    for (int r = 0; r < p; r++) {
+        w.n[r] = 2;
+        CUDA(cudaSetDevice(r));
+        CUDA(cudaMalloc(&w.in[r], 2 * w.cols * 4));
+        CUDA(cudaMalloc(&w.out[r], 2 * w.cols * 4));
+        fill(w.in[r], 2 * w.cols * 4, r, FLOATS);
+    }
+    double t1 = timed(w, LAPLACIAN, 200);
+    free_bufs(w);
+    close_world(w);
+    printf("per-call cost on %d GPUs: gp_dist_reduce of 0 elements %.1f us; gp_dist_laplacian_2d of 2x32768 a rank %.1f us\n",
+           p, 1e3 * t0, 1e3 * t1);
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -442,6 +486,7 @@ int main(int argc, char **argv)
            (quick ? (size_t)1 << 28 : (size_t)1 << 30) >> 20, bw.allreduce_ms, bw.allreduce_busbw, bw.allgather_ms,
            bw.allgather_busbw);
 
+    run_latency(p);
     std::vector<Row> strong, weak;
     printf("strong scaling (same total work):\n");
     run_primitives(p, quick, false, strong);

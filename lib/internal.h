@@ -127,6 +127,9 @@ gp_status gpi_cuda_scan_seeded(gp_context *ctx, gp_dtype dtype, gp_op op, gp_sca
                                void *out, size_t n, const void *seed);
 gp_status gpi_cuda_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n,
                           void *result_host);
+/* The same into device memory (one element), asynchronous. */
+gp_status gpi_cuda_reduce_device(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n,
+                                 void *result_dev);
 gp_status gpi_cuda_compact(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags,
                            gp_flag_type flag_type, void *out, size_t n, size_t *count_host);
 gp_status gpi_cuda_compact_indices(gp_context *ctx, const void *flags, gp_flag_type flag_type,

@@ -71,50 +71,46 @@ static void band_of(const gp_dist_renderer *r, int q, size_t *row0, size_t *rows
     *rows = (size_t)(y1 - y0);
 }
 
-gp_status gp_dist_renderer_gather(gp_dist_renderer *r, int root, unsigned char *rgb_host)
+gp_status gp_dist_renderer_gather(gp_dist_renderer *r, int root, unsigned char *rgb)
 {
     static const char fn[] = "gp_dist_renderer_gather";
     gp_comm *comm;
     gpi_dist_rec mine, *recs;
     gpi_p2p *ops = NULL;
-    unsigned char *img = NULL;
-    const size_t row_bytes = r ? (size_t)r->width * 3 : 0;
-    size_t row0, rows;
+    unsigned char *band = NULL;
+    size_t row_bytes, row0, rows;
     int q, nops = 0;
     gp_status s;
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
     comm = r->comm;
+    row_bytes = (size_t)r->width * 3;
     if ((s = gpi_comm_enter(comm))) return s;
     memset(&mine, 0, sizeof mine);
     mine.args[0] = root;
+    band_of(r, comm->rank, &row0, &rows);
     if (root < 0 || root >= comm->size)
         mine.status = gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT, "%s: root %d outside 0..%d", fn, root,
                                 comm->size - 1);
-    else if (comm->rank == root && !rgb_host)
-        mine.status = gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT, "%s: rgb_host is NULL on the root", fn);
-    band_of(r, comm->rank, &row0, &rows);
-    /* Scratch in the backend's memory: the root's holds the whole image,
-     * the others' their band. */
-    if (!mine.status)
-        mine.status = gpi_comm_scratch(comm, comm->rank == root ? row_bytes * (size_t)r->height : row_bytes * rows,
-                                       (void **)&img);
-    if (!mine.status) mine.status = gpi_renderer_rgb8(r->band, comm->rank == root ? img + row0 * row_bytes : img);
+    else if (comm->rank == root)
+        mine.status = gpi_check_buffer(comm->ctx, rgb, row_bytes * (size_t)r->height, "rgb");
+    /* The root converts its band in place; the others into scratch. */
+    if (!mine.status && comm->rank != root) mine.status = gpi_comm_scratch(comm, row_bytes * rows, (void **)&band);
+    if (!mine.status) mine.status = gpi_renderer_rgb8(r->band, comm->rank == root ? rgb + row0 * row_bytes : band);
     if (!(recs = (gpi_dist_rec *)calloc((size_t)comm->size, sizeof *recs))) return GP_ERROR_OUT_OF_MEMORY;
     s = gpi_dist_exchange(comm, fn, &mine, recs);
     free(recs);
     if (s) return s;
     if (!(ops = (gpi_p2p *)calloc((size_t)comm->size, sizeof *ops))) return GP_ERROR_OUT_OF_MEMORY;
     if (comm->rank != root) {
-        if (rows) ops[nops++] = (gpi_p2p){root, 1, img, rows * row_bytes};
+        if (rows) ops[nops++] = (gpi_p2p){root, 1, band, rows * row_bytes};
     } else {
         for (q = 0; q < comm->size; q++) {
             size_t q0, qrows;
             band_of(r, q, &q0, &qrows);
-            if (q != root && qrows) ops[nops++] = (gpi_p2p){q, 0, img + q0 * row_bytes, qrows * row_bytes};
+            if (q != root && qrows) ops[nops++] = (gpi_p2p){q, 0, rgb + q0 * row_bytes, qrows * row_bytes};
         }
     }
-    s = gpi_comm_p2p(comm, ops, nops);
+    s = gpi_comm_p2p(comm, ops, nops, 1);
     free(ops);
-    if (s || comm->rank != root) return s;
-    return gpi_copy(comm->ctx, rgb_host, img, row_bytes * (size_t)r->height, 1);
+    return s;
 }

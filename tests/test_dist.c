@@ -437,7 +437,19 @@ static gp_status render_rank(gp_comm *c, void *p)
     gp_status s = gp_dist_renderer_create(&dr, c, j->width, j->height);
     if (!s) s = gp_dist_renderer_set_scene(dr, j->scene);
     if (!s) s = gp_dist_renderer_render(dr);
-    if (!s) s = gp_dist_renderer_gather(dr, 0, r == 0 ? j->rgb : NULL);
+    if (r == 0 && !s) {
+        void *buf = NULL;
+        const size_t bytes = (size_t)j->width * (size_t)j->height * 3;
+        gp_context *ctx;
+        gp_comm_context(c, &ctx);
+        s = gp_malloc(ctx, &buf, bytes);
+        if (!s) s = gp_upload(ctx, buf, j->rgb, bytes); /* poisoned */
+        if (!s) s = gp_dist_renderer_gather(dr, 0, buf);
+        if (!s) s = gp_download(ctx, j->rgb, buf, bytes);
+        gp_free(ctx, buf);
+    } else if (!s) {
+        s = gp_dist_renderer_gather(dr, 0, NULL);
+    }
     gp_dist_renderer_destroy(dr);
     return j->st[r] = s;
 }

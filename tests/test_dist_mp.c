@@ -133,8 +133,9 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
         CHECK(gp_dist_renderer_create(&dr, comm, W, H) == GP_SUCCESS, "gp_dist_renderer_create");
         CHECK(gp_dist_renderer_set_scene(dr, scene) == GP_SUCCESS, "set_scene");
         CHECK(gp_dist_renderer_render(dr) == GP_SUCCESS, "render");
-        CHECK(gp_dist_renderer_gather(dr, 0, rgb) == GP_SUCCESS, "gather");
+        CHECK(gp_dist_renderer_gather(dr, 0, rank == 0 ? d_out : NULL) == GP_SUCCESS, "gather");
         if (rank == 0) {
+            CHECK(gp_download(ctx, rgb, d_out, (size_t)W * H * 3) == GP_SUCCESS, "download");
             CHECK(gp_render_reference(scene, W, H, rgba) == GP_SUCCESS, "reference");
             gp_image_to_rgb8(rgba, W, H, want);
             CHECK(memcmp(rgb, want, (size_t)W * H * 3) == 0, "gathered frame differs from the reference");

@@ -146,10 +146,11 @@ GP_API gp_status gp_dist_renderer_band(const gp_dist_renderer *renderer, int *ro
 /* Local: as gp_renderer_set_scene and gp_renderer_render, for the band. */
 GP_API gp_status gp_dist_renderer_set_scene(gp_dist_renderer *renderer, const gp_scene *scene);
 GP_API gp_status gp_dist_renderer_render(gp_dist_renderer *renderer);
-/* Collective: rank `root` receives the whole last frame in rgb_host as
- * gp_image_to_rgb8 lays it out (width*height*3 bytes of host memory); the
- * other ranks pass NULL or anything (unused). Synchronizes. */
-GP_API gp_status gp_dist_renderer_gather(gp_dist_renderer *renderer, int root, unsigned char *rgb_host);
+/* Collective: rank `root` receives the whole last frame in rgb, a buffer of
+ * its context (device memory on CUDA: gp_download brings it to the host)
+ * of width*height*3 bytes, laid out as gp_image_to_rgb8 does; the other
+ * ranks pass NULL (unused). Returns once the frame is in place. */
+GP_API gp_status gp_dist_renderer_gather(gp_dist_renderer *renderer, int root, unsigned char *rgb);
 
 #ifdef __cplusplus
 }

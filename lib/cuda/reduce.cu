@@ -43,11 +43,19 @@ gp_status reduce_launch(gp_context *ctx, const T *in, Offset n, T identity, T *d
     return gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce");
 }
 
+/* result_dev != NULL: the result stays on the device there, nothing waits. */
 template <typename T, typename Op>
-gp_status reduce_op(gp_context *ctx, const void *in_, size_t n, T identity, void *result_host)
+gp_status reduce_op(gp_context *ctx, const void *in_, size_t n, T identity, void *result_host, void *result_dev)
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const T *in = (const T *)in_;
+    if (result_dev) {
+        if (n > 0)
+            return n <= (size_t)INT32_MAX ? reduce_launch<T, Op, int>(ctx, in, (int)n, identity, (T *)result_dev)
+                                          : reduce_launch<T, Op, size_t>(ctx, in, n, identity, (T *)result_dev);
+        return gpi_cuda_status(ctx, cudaMemcpyAsync(result_dev, &identity, sizeof(T), cudaMemcpyHostToDevice, stream),
+                               "reduce identity copy");
+    }
     /* CUB writes the result straight into the context's mapped page-locked
      * buffer: no copy operation after the kernels. */
     T *host = (T *)ctx->pinned;
@@ -67,28 +75,40 @@ gp_status reduce_op(gp_context *ctx, const void *in_, size_t n, T identity, void
 
 /* T: the element type (min/max); S: the type its sum is computed in. */
 template <typename T, typename S>
-gp_status reduce_typed(gp_context *ctx, gp_op op, const void *in, size_t n, void *result_host)
+gp_status reduce_typed(gp_context *ctx, gp_op op, const void *in, size_t n, void *result_host, void *result_dev)
 {
     switch (op) {
-    case GP_OP_SUM: return reduce_op<S, OpSum<S>>(ctx, in, n, S(0), result_host);
-    case GP_OP_MIN: return reduce_op<T, OpMin<T>>(ctx, in, n, highest_value<T>(), result_host);
-    case GP_OP_MAX: return reduce_op<T, OpMax<T>>(ctx, in, n, lowest_value<T>(), result_host);
+    case GP_OP_SUM: return reduce_op<S, OpSum<S>>(ctx, in, n, S(0), result_host, result_dev);
+    case GP_OP_MIN: return reduce_op<T, OpMin<T>>(ctx, in, n, highest_value<T>(), result_host, result_dev);
+    case GP_OP_MAX: return reduce_op<T, OpMax<T>>(ctx, in, n, lowest_value<T>(), result_host, result_dev);
     }
     return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_reduce: unchecked op");
 }
 
 } // namespace
 
+static gp_status reduce_any(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n, void *result_host,
+                            void *result_dev)
+{
+    switch (dtype) {
+    case GP_INT32: return reduce_typed<int32_t, uint32_t>(ctx, op, in, n, result_host, result_dev);
+    case GP_UINT32: return reduce_typed<uint32_t, uint32_t>(ctx, op, in, n, result_host, result_dev);
+    case GP_INT64: return reduce_typed<int64_t, uint64_t>(ctx, op, in, n, result_host, result_dev);
+    case GP_UINT64: return reduce_typed<uint64_t, uint64_t>(ctx, op, in, n, result_host, result_dev);
+    case GP_FLOAT32: return reduce_typed<float, float>(ctx, op, in, n, result_host, result_dev);
+    case GP_FLOAT64: return reduce_typed<double, double>(ctx, op, in, n, result_host, result_dev);
+    }
+    return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_reduce: unchecked dtype");
+}
+
 extern "C" gp_status gpi_cuda_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n,
                                      void *result_host)
 {
-    switch (dtype) {
-    case GP_INT32: return reduce_typed<int32_t, uint32_t>(ctx, op, in, n, result_host);
-    case GP_UINT32: return reduce_typed<uint32_t, uint32_t>(ctx, op, in, n, result_host);
-    case GP_INT64: return reduce_typed<int64_t, uint64_t>(ctx, op, in, n, result_host);
-    case GP_UINT64: return reduce_typed<uint64_t, uint64_t>(ctx, op, in, n, result_host);
-    case GP_FLOAT32: return reduce_typed<float, float>(ctx, op, in, n, result_host);
-    case GP_FLOAT64: return reduce_typed<double, double>(ctx, op, in, n, result_host);
-    }
-    return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_reduce: unchecked dtype");
+    return reduce_any(ctx, dtype, op, in, n, result_host, nullptr);
+}
+
+extern "C" gp_status gpi_cuda_reduce_device(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n,
+                                            void *result_dev)
+{
+    return reduce_any(ctx, dtype, op, in, n, nullptr, result_dev);
 }

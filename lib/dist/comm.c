@@ -229,16 +229,24 @@ gp_status gpi_comm_enter(gp_comm *comm)
     return GP_SUCCESS;
 }
 
-gp_status gpi_comm_allgather(gp_comm *comm, const void *mine, size_t bytes, void *all)
+gp_status gpi_comm_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all)
 {
+    unsigned char patched[256];
     if (comm->failed) return gpi_error(comm->ctx, GP_ERROR_COMM, "rank %d: communicator aborted", comm->rank);
-    return comm->hub ? gpi_hub_allgather(comm, mine, bytes, all) : gpi_nccl_allgather(comm, mine, bytes, all);
+    if (!comm->hub) return gpi_nccl_allgather(comm, mine, part, bytes, all);
+    if (part) { /* CPU backend memory is host memory */
+        if (bytes > sizeof patched) return gpi_error(comm->ctx, GP_ERROR_INTERNAL, "allgather record too large");
+        memcpy(patched, mine, bytes);
+        memcpy(patched + part->offset, part->src, part->bytes);
+        mine = patched;
+    }
+    return gpi_hub_allgather(comm, mine, bytes, all);
 }
 
-gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops)
+gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, int wait)
 {
     if (comm->failed) return gpi_error(comm->ctx, GP_ERROR_COMM, "rank %d: communicator aborted", comm->rank);
-    return comm->hub ? gpi_hub_p2p(comm, ops, nops) : gpi_nccl_p2p(comm, ops, nops);
+    return comm->hub ? gpi_hub_p2p(comm, ops, nops) : gpi_nccl_p2p(comm, ops, nops, wait);
 }
 
 gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
@@ -264,8 +272,14 @@ gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
 
 gp_status gpi_dist_exchange(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, gpi_dist_rec *all)
 {
+    return gpi_dist_exchange_part(comm, fn, mine, NULL, all);
+}
+
+gp_status gpi_dist_exchange_part(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, const gpi_backend_part *part,
+                                 gpi_dist_rec *all)
+{
     int q, k;
-    gp_status s = gpi_comm_allgather(comm, mine, sizeof *mine, all);
+    gp_status s = gpi_comm_allgather(comm, mine, part, sizeof *mine, all);
     if (s) return s;
     for (q = 0; q < comm->size; q++) {
         if (all[q].status == GP_SUCCESS) continue;

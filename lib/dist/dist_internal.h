@@ -44,12 +44,22 @@ typedef struct gpi_p2p {
 /* Check the communicator (not NULL, not failed) and enter its context. */
 gp_status gpi_comm_enter(gp_comm *comm);
 
-/* Every rank contributes `bytes` of host memory; all[q * bytes ...] receives
- * rank q's. Synchronizes. */
-gp_status gpi_comm_allgather(gp_comm *comm, const void *mine, size_t bytes, void *all);
+/* Part of a rank's contribution that is still in backend memory (a
+ * partial result a kernel just wrote): `bytes` from `src` replace bytes
+ * [offset, offset + bytes) of the host part, without a host round trip. */
+typedef struct gpi_backend_part {
+    const void *src;
+    size_t offset, bytes;
+} gpi_backend_part;
 
-/* A group of point-to-point transfers; returns once they are complete. */
-gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops);
+/* Every rank contributes `bytes` of host memory (patched by `part` when
+ * not NULL); all[q * bytes ...] receives rank q's. Synchronizes. */
+gp_status gpi_comm_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all);
+
+/* A group of point-to-point transfers. wait = 1: returns once they are
+ * complete. wait = 0 (NCCL): returns once they are queued on the stream,
+ * so later work on the stream sees the data (the CPU hub always completes). */
+gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, int wait);
 
 /* Backend scratch of the communicator, at least `bytes`, kept across calls
  * (the context's workspace is the primitives' own). */
@@ -76,6 +86,9 @@ typedef struct gpi_dist_rec {
  * GP_ERROR_INVALID_ARGUMENT for disagreeing arguments). `fn` names the
  * call in messages. */
 gp_status gpi_dist_exchange(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, gpi_dist_rec *all);
+/* The same with part of `mine` still in backend memory (see gpi_comm_allgather). */
+gp_status gpi_dist_exchange_part(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, const gpi_backend_part *part,
+                                 gpi_dist_rec *all);
 
 /* ---- transports ------------------------------------------------------------- */
 gp_status gpi_hub_create(int size, gpi_hub **hub);
@@ -87,8 +100,8 @@ gp_status gpi_nccl_id_create(gp_comm_id *id);
 gp_status gpi_nccl_init_all(gp_comm **comms, int nranks);  /* comms[] filled but for nccl */
 gp_status gpi_nccl_init_rank(gp_comm *comm, const gp_comm_id *id);
 void gpi_nccl_destroy(gp_comm *comm);
-gp_status gpi_nccl_allgather(gp_comm *comm, const void *mine, size_t bytes, void *all);
-gp_status gpi_nccl_p2p(gp_comm *comm, const gpi_p2p *ops, int nops);
+gp_status gpi_nccl_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all);
+gp_status gpi_nccl_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, int wait);
 
 /* ---- local helpers on the rank's backend --------------------------------------- */
 /* Add `base` to count uint64 values in backend memory (asynchronous). */

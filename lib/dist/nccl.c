@@ -150,11 +150,15 @@ static gp_status wait_stream(gp_comm *c, const char *what)
     }
 }
 
+/* Non-blocking unless GP_NCCL_BLOCKING=1 asks for NCCL's default (then a
+ * set-up or a first collective whose peers never come can block inside
+ * NCCL: the deadline then only covers the waits on the stream). */
 static void nonblocking_config(ncclConfig_t *cfg)
 {
     ncclConfig_t init = NCCL_CONFIG_INITIALIZER;
+    const char *env = getenv("GP_NCCL_BLOCKING");
     *cfg = init;
-    cfg->blocking = 0;
+    cfg->blocking = env && strcmp(env, "1") == 0;
 }
 
 gp_status gpi_nccl_id_create(gp_comm_id *id)
@@ -273,7 +277,7 @@ static gp_status stage(gp_comm *c, size_t bytes)
     return GP_SUCCESS;
 }
 
-gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, size_t bytes, void *all)
+gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, const gpi_backend_part *part, size_t bytes, void *all)
 {
     cudaStream_t st = (cudaStream_t)c->ctx->stream;
     size_t total = bytes * (size_t)c->size;
@@ -287,6 +291,9 @@ gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, size_t bytes, void *a
     memcpy(host + (size_t)c->rank * bytes, mine, bytes);
     e = cudaMemcpyAsync(dev + (size_t)c->rank * bytes, host + (size_t)c->rank * bytes, bytes, cudaMemcpyHostToDevice,
                         st);
+    if (e == cudaSuccess && part)
+        e = cudaMemcpyAsync(dev + (size_t)c->rank * bytes + part->offset, part->src, part->bytes,
+                            cudaMemcpyDeviceToDevice, st);
     if (e != cudaSuccess) return gpi_cuda_status(c->ctx, e, "allgather staging");
     /* In place: rank r's part already sits at recvbuff + r * count. */
     s = settle(c, g_nccl.AllGather(dev + (size_t)c->rank * bytes, dev, bytes, ncclUint8, (ncclComm_t)c->nccl, st),
@@ -299,7 +306,7 @@ gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, size_t bytes, void *a
     return GP_SUCCESS;
 }
 
-gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops)
+gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, int wait)
 {
     cudaStream_t st = (cudaStream_t)c->ctx->stream;
     ncclComm_t nc = (ncclComm_t)c->nccl;
@@ -335,7 +342,7 @@ gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops)
         if (r == ncclSuccess) r = end;
     }
     if ((s = settle(c, r, now_ms() + c->timeout_ms, "NCCL send/recv group"))) return s;
-    return wait_stream(c, "NCCL send/recv group");
+    return wait ? wait_stream(c, "NCCL send/recv group") : GP_SUCCESS;
 }
 
 #else /* built without nccl.h: CUDA communicators are not available */
@@ -360,14 +367,14 @@ gp_status gpi_nccl_init_rank(gp_comm *c, const gp_comm_id *id)
     return no_nccl(c->ctx);
 }
 void gpi_nccl_destroy(gp_comm *c) { (void)c; }
-gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, size_t bytes, void *all)
+gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, const gpi_backend_part *part, size_t bytes, void *all)
 {
-    (void)mine, (void)bytes, (void)all;
+    (void)mine, (void)part, (void)bytes, (void)all;
     return no_nccl(c->ctx);
 }
-gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops)
+gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, int wait)
 {
-    (void)ops, (void)nops;
+    (void)ops, (void)nops, (void)wait;
     return no_nccl(c->ctx);
 }
 #endif

@@ -41,7 +41,18 @@ static gp_status reduce_and_exchange(gp_comm *comm, const char *fn, gp_status ch
     mine.args[1] = op;
     mine.args[2] = kind;
     mine.n = n;
-    if (!checked && !skip_reduce) mine.status = gpi_reduce_run(comm->ctx, dtype, op, in, n, mine.v[0]);
+    if (checked || skip_reduce) return gpi_dist_exchange(comm, fn, &mine, recs);
+    if (comm->ctx->backend == GP_BACKEND_CUDA) {
+        /* The partial goes from the kernel into the exchange on the device:
+         * one wait for both. */
+        gpi_backend_part part = {NULL, offsetof(gpi_dist_rec, v), gp_dtype_size(dtype)};
+        void *slot = NULL;
+        mine.status = gpi_comm_scratch(comm, 8, &slot);
+        if (!mine.status) mine.status = gpi_cuda_reduce_device(comm->ctx, dtype, op, in, n, slot);
+        part.src = slot;
+        return gpi_dist_exchange_part(comm, fn, &mine, mine.status ? NULL : &part, recs);
+    }
+    mine.status = gpi_reduce_run(comm->ctx, dtype, op, in, n, mine.v[0]);
     return gpi_dist_exchange(comm, fn, &mine, recs);
 }
 

@@ -51,7 +51,7 @@ gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *w
     }
     if (rows == 0) { /* no halo to trade, but the group is collective */
         free(recs);
-        return gpi_comm_p2p(comm, NULL, 0);
+        return gpi_comm_p2p(comm, NULL, 0, 0);
     }
     for (q = 0; q < comm->size; q++) {
         if (recs[q].n == 0) continue;
@@ -77,7 +77,9 @@ gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *w
         if (prev >= 0) ops[nops++] = (gpi_p2p){prev, 1, (void *)src, row_bytes};
         if (prev >= 0) ops[nops++] = (gpi_p2p){prev, 0, north, row_bytes};
         if (next >= 0) ops[nops++] = (gpi_p2p){next, 0, south, row_bytes};
-        if ((s = gpi_comm_p2p(comm, ops, nops))) return s;
+        /* Queued on the stream ahead of the kernels that read the halos:
+         * no host wait (the peers are in this call: they passed the exchange). */
+        if ((s = gpi_comm_p2p(comm, ops, nops, 0))) return s;
         /* Global edges without a neighbour: CLAMP repeats the edge row, ZERO reads zeros. */
         if (prev < 0) {
             s = boundary == GP_BOUNDARY_CLAMP ? gpi_copy(ctx, north, src, row_bytes, 2)

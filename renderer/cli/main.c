@@ -89,7 +89,8 @@ static int open_scene(const options *o, gp_scene **scene)
 typedef struct dist_frame {
     gp_dist_renderer *dr[64];
     const gp_scene *scene;
-    unsigned char *rgb; /* rank 0's gathered frame */
+    void *frame;        /* rank 0's gathered frame: a buffer of its context */
+    unsigned char *rgb; /* ... brought to the host */
     int gather;
 } dist_frame;
 
@@ -102,7 +103,7 @@ static gp_status dist_rank(gp_comm *comm, void *arg)
     gp_comm_rank(comm, &r);
     gp_comm_context(comm, &ctx);
     if ((s = gp_dist_renderer_set_scene(d->dr[r], d->scene)) || (s = gp_dist_renderer_render(d->dr[r]))) return s;
-    if (d->gather) return gp_dist_renderer_gather(d->dr[r], 0, r == 0 ? d->rgb : NULL);
+    if (d->gather) return gp_dist_renderer_gather(d->dr[r], 0, r == 0 ? d->frame : NULL);
     return gp_context_synchronize(ctx);
 }
 
@@ -172,6 +173,10 @@ static int run_dist(const options *o)
             rc = failed("gp_dist_renderer_create", s, ctx[r]);
             goto done;
         }
+    if ((s = gp_malloc(ctx[0], &d.frame, (size_t)w * (size_t)h * 3))) {
+        rc = failed("gp_malloc of the frame", s, ctx[0]);
+        goto done;
+    }
     if (!(d.rgb = (unsigned char *)malloc((size_t)w * (size_t)h * 3))) {
         fprintf(stderr, "renderer: out of memory for a %dx%d image\n", w, h);
         rc = 1;
@@ -192,6 +197,7 @@ static int run_dist(const options *o)
         s = gp_comm_run(comm, n, dist_rank, &d);
         gather_s += now_s() - t0;
     }
+    if (!s) s = gp_download(ctx[0], d.rgb, d.frame, (size_t)w * (size_t)h * 3);
     if (s) {
         for (r = 1; r < n; r++)
             if (*gp_context_last_error(ctx[r])) fprintf(stderr, "renderer: rank %d: %s\n", r, gp_context_last_error(ctx[r]));
@@ -200,7 +206,7 @@ static int run_dist(const options *o)
     }
     if (o->bench)
         printf("bench: %s %dx%d, %s x %d, %ld frames: %.3f ms per frame (bands, slowest rank); %.3f ms with the 8-bit "
-               "gather to rank 0\n",
+               "gather into rank 0's memory\n",
                o->scene ? o->scene : o->scene_file, w, h, b == GP_BACKEND_CUDA ? "cuda" : "cpu", n, frames,
                1e3 * render_s / (double)frames, 1e3 * gather_s / (double)frames);
     if (o->output || !o->bench) {
@@ -218,6 +224,7 @@ static int run_dist(const options *o)
 done:
     for (r = 0; r < n; r++) gp_dist_renderer_destroy(d.dr[r]);
     for (r = 0; r < n; r++) gp_comm_destroy(comm[r]);
+    if (ctx[0]) gp_free(ctx[0], d.frame);
     for (r = 0; r < n; r++) gp_context_destroy(ctx[r]);
     gp_scene_destroy(scene);
     free(d.rgb);
