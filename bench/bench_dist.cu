@@ -350,6 +350,13 @@ static void run_primitives(int p, bool quick, bool weak, std::vector<Row> &rows)
         if (lap) w1.n[0] = n1;
         double t1 = timed(w1, c.work, 10);
         int64_t r1 = w1.result[0];
+        /* the strong Laplacian is compared bit for bit with the one-GPU grid */
+        std::vector<float> grid1;
+        if (lap && !weak) {
+            grid1.resize(n1 * side);
+            CUDA(cudaSetDevice(0));
+            CUDA(cudaMemcpy(grid1.data(), w1.out[0], grid1.size() * 4, cudaMemcpyDeviceToHost));
+        }
         free_bufs(w1);
         /* p GPUs */
         if (lap) {
@@ -365,6 +372,19 @@ static void run_primitives(int p, bool quick, bool weak, std::vector<Row> &rows)
             alloc_shards(wp, n_all, es, c.work != REDUCE, c.work == COMPACT);
         }
         double tp = timed(wp, c.work, 10);
+        if (!grid1.empty()) {
+            size_t row = 0;
+            std::vector<float> part;
+            for (int r = 0; r < p; r++) {
+                part.resize(wp.n[r] * side);
+                CUDA(cudaSetDevice(r));
+                CUDA(cudaMemcpy(part.data(), wp.out[r], part.size() * 4, cudaMemcpyDeviceToHost));
+                if (memcmp(part.data(), grid1.data() + row * side, part.size() * 4) != 0)
+                    die("Laplacian: rank %d's rows differ from the one-GPU grid", r);
+                row += wp.n[r];
+            }
+            printf("  (Laplacian on %d GPUs: identical to the one-GPU grid, all %zu rows)\n", p, row);
+        }
         if (!weak && ((c.work == COMPACT && wp.result[0] != r1) || (c.work == REDUCE && (int32_t)wp.result[0] != (int32_t)r1)))
             die("%s: %d GPUs gave %lld, one GPU %lld", work_name[c.work], p, (long long)wp.result[0], (long long)r1);
         free_bufs(wp);
