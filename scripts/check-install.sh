@@ -15,6 +15,11 @@ soname=$(objdump -p "$LIB" | awk '/SONAME/ {print $2}')
 bad=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^gp_' || true)
 [ -z "$bad" ] || { echo "FAIL: exported symbols without gp_ prefix:"; echo "$bad" | head; exit 1; }
 echo "ok: SONAME $soname, $(nm -D --defined-only "$LIB" | wc -l) exported symbols, all gp_"
+# NCCL is opened at run time by the distributed calls, never linked.
+if objdump -p "$LIB" | awk '/NEEDED/ {print $2}' | grep -qi nccl; then
+    echo "FAIL: $LIB depends on NCCL:"; objdump -p "$LIB" | grep NEEDED; exit 1
+fi
+echo "ok: no NCCL among its dependencies ($(objdump -p "$LIB" | awk '/NEEDED/ {printf "%s ", $2}'))"
 
 export PKG_CONFIG_PATH="$LIBDIR/pkgconfig"
 OUTDIR="$PREFIX/examples"; mkdir -p "$OUTDIR"

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_RANKS 8
 
@@ -495,6 +496,101 @@ static void renderer_bands(void **state)
     }
 }
 
+static gp_status bad_root_rank(gp_comm *c, void *p)
+{
+    render_job *j = (render_job *)p;
+    int r = rank_of(c);
+    gp_dist_renderer *dr = NULL;
+    gp_status s = gp_dist_renderer_create(&dr, c, j->width, j->height);
+    if (!s) s = gp_dist_renderer_set_scene(dr, j->scene);
+    if (!s) s = gp_dist_renderer_render(dr);
+    if (!s) s = gp_dist_renderer_gather(dr, 5, NULL); /* no rank 5 */
+    gp_dist_renderer_destroy(dr);
+    return j->st[r] = s;
+}
+
+static void renderer_bad_arguments(void **state)
+{
+    world w;
+    render_job j;
+    gp_scene *scene = NULL;
+    gp_dist_renderer *dr = (gp_dist_renderer *)&j;
+    int a, b, r;
+    (void)state;
+    make_world(&w, GP_BACKEND_CPU, 2, 0);
+    assert_int_equal(gp_scene_create(&scene, "rgb", 0), GP_SUCCESS);
+    assert_int_equal(gp_dist_renderer_create(NULL, w.comm[0], 8, 8), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_dist_renderer_create(&dr, NULL, 8, 8), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_dist_renderer_create(&dr, w.comm[0], 0, 8), GP_ERROR_INVALID_ARGUMENT);
+    assert_ptr_equal(dr, (gp_dist_renderer *)&j); /* untouched */
+    assert_int_equal(gp_dist_renderer_band(NULL, &a, &b), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_dist_renderer_render(NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_dist_renderer_gather(NULL, 0, NULL), GP_ERROR_INVALID_ARGUMENT);
+    /* bands: 20 rows = 2 tile rows over 2 ranks */
+    assert_int_equal(gp_dist_renderer_create(&dr, w.comm[1], 8, 20), GP_SUCCESS);
+    assert_int_equal(gp_dist_renderer_band(dr, &a, &b), GP_SUCCESS);
+    assert_int_equal(a, 16);
+    assert_int_equal(b, 20);
+    gp_dist_renderer_destroy(dr);
+    /* a root that does not exist fails every rank */
+    memset(&j, 0, sizeof j);
+    j.w = &w;
+    j.scene = scene;
+    j.width = 32;
+    j.height = 32;
+    assert_int_not_equal(gp_comm_run(w.comm, w.n, bad_root_rank, &j), GP_SUCCESS);
+    for (r = 0; r < w.n; r++) assert_int_equal(j.st[r], GP_ERROR_INVALID_ARGUMENT);
+    gp_scene_destroy(scene);
+    free_world(&w);
+}
+
+/* gp_image_to_rgb8 + gp_image_write_rgb8 write the very bytes gp_image_write does. */
+static void rgb8_images(void **state)
+{
+    const int W = 37, H = 23;
+    float *rgba = gpt_malloc((size_t)W * H * 16);
+    unsigned char *rgb = gpt_malloc((size_t)W * H * 3);
+    char dir[] = "/tmp/gp_rgb8_XXXXXX", a[64], b[64];
+    size_t i;
+    int k;
+    (void)state;
+    for (i = 0; i < (size_t)W * H * 4; i++) rgba[i] = (float)(gpt_uniform() * 1.4 - .2); /* some out of [0, 1] */
+    rgba[0] = NAN;
+    assert_int_equal(gp_image_to_rgb8(NULL, W, H, rgb), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_to_rgb8(rgba, W, H, NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_to_rgb8(rgba, 0, H, rgb), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_write_rgb8(NULL, rgb, W, H), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_write_rgb8("x.bmp", rgb, W, H), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_to_rgb8(rgba, W, H, rgb), GP_SUCCESS);
+    assert_int_equal(rgb[0], 0); /* NaN */
+    assert_non_null(mkdtemp(dir));
+    for (k = 0; k < 2; k++) {
+        const char *ext = k ? "png" : "ppm";
+        FILE *fa, *fb;
+        int ca, cb;
+        snprintf(a, sizeof a, "%s/a.%s", dir, ext);
+        snprintf(b, sizeof b, "%s/b.%s", dir, ext);
+        assert_int_equal(gp_image_write(a, rgba, W, H), GP_SUCCESS);
+        assert_int_equal(gp_image_write_rgb8(b, rgb, W, H), GP_SUCCESS);
+        fa = fopen(a, "rb");
+        fb = fopen(b, "rb");
+        assert_non_null(fa);
+        assert_non_null(fb);
+        do {
+            ca = fgetc(fa);
+            cb = fgetc(fb);
+            assert_int_equal(ca, cb);
+        } while (ca != EOF);
+        fclose(fa);
+        fclose(fb);
+        remove(a);
+        remove(b);
+    }
+    rmdir(dir);
+    free(rgba);
+    free(rgb);
+}
+
 /* ---- failures: every rank errs, nothing is written, nothing hangs ------------------------ */
 static void bad_argument_on_one_rank(void **state)
 {
@@ -655,6 +751,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(comm_arguments),
+        cmocka_unit_test(rgb8_images),
+        cmocka_unit_test(renderer_bad_arguments),
         GPT_TEST_BOTH(scan_and_reduce),
         GPT_TEST_BOTH(selections),
         GPT_TEST_BOTH(repeats_float_edges),

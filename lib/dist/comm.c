@@ -281,9 +281,11 @@ gp_status gpi_dist_exchange_part(gp_comm *comm, const char *fn, const gpi_dist_r
     int q, k;
     gp_status s = gpi_comm_allgather(comm, mine, part, sizeof *mine, all);
     if (s) return s;
+    /* A rank that failed reports its own status (its detail is on its
+     * context); the others name the first rank that failed. */
+    if (mine->status) return (gp_status)mine->status;
     for (q = 0; q < comm->size; q++) {
         if (all[q].status == GP_SUCCESS) continue;
-        if (q == comm->rank) return (gp_status)mine->status; /* its own detail is on the context */
         return gpi_error(comm->ctx, GP_ERROR_COMM, "%s: rank %d failed (%s); nothing was written", fn, q,
                          gp_status_string((gp_status)all[q].status));
     }

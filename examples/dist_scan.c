@@ -1,0 +1,83 @@
+/* dist_scan.c - a scan over several ranks with gpuprim/dist.h: every GPU of
+ * the machine (GP_BACKEND=cuda, through NCCL), or 4 CPU ranks in this
+ * process (GP_BACKEND=cpu, or no GPU). Each rank holds an uneven shard of
+ * 1, 2, ..., N; after gp_dist_scan every element i holds (i+1)(i+2)/2. */
+#include <gpuprim/dist.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 1000003
+#define MAX_RANKS 8
+
+struct job {
+    size_t first[MAX_RANKS], n[MAX_RANKS];
+    int failed;
+};
+
+/* One rank's work: its shard in, its part of the global scan out. */
+static gp_status rank_main(gp_comm *comm, void *arg)
+{
+    struct job *job = (struct job *)arg;
+    gp_context *ctx;
+    int rank;
+    size_t i, n;
+    int64_t *host;
+    void *buf = NULL;
+    gp_status s;
+    gp_comm_rank(comm, &rank);
+    gp_comm_context(comm, &ctx);
+    n = job->n[rank];
+    host = (int64_t *)malloc(n * sizeof *host + 1);
+    if (!host) return GP_ERROR_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++) host[i] = (int64_t)(job->first[rank] + i + 1);
+    s = gp_malloc(ctx, &buf, n * sizeof *host);
+    if (!s) s = gp_upload(ctx, buf, host, n * sizeof *host);
+    if (!s) s = gp_dist_scan(comm, GP_INT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, buf, buf, n);
+    if (!s) s = gp_download(ctx, host, buf, n * sizeof *host);
+    for (i = 0; !s && i < n; i++) {
+        int64_t k = (int64_t)(job->first[rank] + i + 1);
+        if (host[i] != k * (k + 1) / 2) {
+            fprintf(stderr, "rank %d: element %zu is %lld\n", rank, job->first[rank] + i, (long long)host[i]);
+            job->failed = 1;
+            break;
+        }
+    }
+    if (s) fprintf(stderr, "rank %d: %s: %s\n", rank, gp_status_string(s), gp_context_last_error(ctx));
+    gp_free(ctx, buf);
+    free(host);
+    return s;
+}
+
+int main(void)
+{
+    const char *env = getenv("GP_BACKEND");
+    gp_backend backend = env && !strcmp(env, "cpu") ? GP_BACKEND_CPU : GP_BACKEND_CUDA;
+    gp_context *ctx[MAX_RANKS] = {NULL};
+    gp_comm *comm[MAX_RANKS] = {NULL};
+    struct job job;
+    int ranks = 4, r, ndev = 0;
+    size_t first = 0;
+    gp_status s = GP_SUCCESS;
+    gp_cuda_device_count(&ndev);
+    if (backend == GP_BACKEND_CUDA && ndev == 0) backend = GP_BACKEND_CPU;
+    if (backend == GP_BACKEND_CUDA) ranks = ndev < MAX_RANKS ? ndev : MAX_RANKS;
+    memset(&job, 0, sizeof job);
+    for (r = 0; r < ranks; r++) { /* uneven shards: rank r gets (r+1) parts */
+        size_t parts = (size_t)ranks * (ranks + 1) / 2;
+        job.first[r] = first;
+        job.n[r] = r == ranks - 1 ? N - first : N / parts * (r + 1);
+        first += job.n[r];
+    }
+    for (r = 0; r < ranks && !s; r++) s = gp_context_create(&ctx[r], backend, backend == GP_BACKEND_CUDA ? r : 0);
+    if (!s) s = gp_comm_init_all(comm, ctx, ranks, 0);
+    if (!s) s = gp_comm_run(comm, ranks, rank_main, &job);
+    printf("%s: %d %s rank(s), scan of %d elements: %s\n", gp_version_string(), ranks,
+           backend == GP_BACKEND_CUDA ? "CUDA" : "CPU", N, s || job.failed ? "FAILED" : "ok");
+    if (s) fprintf(stderr, "dist_scan: %s\n", gp_status_string(s));
+    for (r = 0; r < ranks; r++) gp_comm_destroy(comm[r]);
+    for (r = 0; r < ranks; r++) gp_context_destroy(ctx[r]);
+    return s || job.failed ? 1 : 0;
+}
