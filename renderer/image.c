@@ -3,6 +3,7 @@
  * comparing them as the 8-bit values they are written as. */
 #include <gpuprim/render.h>
 
+#include "file_out.h"
 #include "shade.h"
 
 #include <pthread.h>
@@ -213,18 +214,23 @@ static int ends_with(const char *s, const char *suffix)
     return 1;
 }
 
+/* All or nothing: written to a temporary beside `path`, renamed over it
+ * once complete (file_out.h); a failure leaves any old file untouched. */
 static gp_status write_image(const char *path, const image_src *src)
 {
-    FILE *f;
+    gpi_file_out out;
     gp_status st;
     int png;
+    gpi_io_error_clear();
     if (ends_with(path, ".png")) png = 1;
     else if (ends_with(path, ".ppm")) png = 0;
-    else return GP_ERROR_INVALID_ARGUMENT;
-    if (!(f = fopen(path, "wb"))) return GP_ERROR_IO;
-    st = png ? write_png(f, src) : write_ppm(f, src);
-    if (fclose(f) != 0 && st == GP_SUCCESS) st = GP_ERROR_IO;
-    return st;
+    else {
+        gpi_io_error("%s: the name must end in .ppm or .png", path);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    if ((st = gpi_file_out_open(&out, path))) return st;
+    st = png ? write_png(out.f, src) : write_ppm(out.f, src);
+    return gpi_file_out_close(&out, st);
 }
 
 gp_status gp_image_write(const char *path, const float *rgba, int width, int height)

@@ -1,6 +1,7 @@
 /* scene_file.c - reading and writing scene files (.par and gpuprim-circles).
  * Files are untrusted: every line is bounded, every number checked, and
  * memory grows with the lines actually read, never with a claimed count. */
+#include "file_out.h"
 #include "scene.h"
 
 #include <errno.h>
@@ -274,12 +275,16 @@ gp_status gp_scene_load(gp_scene **scene, const char *path, char *errbuf, size_t
 
 gp_status gp_scene_save(const gp_scene *s, const char *path)
 {
+    gpi_file_out out;
     FILE *f;
     size_t i;
     int bad = 0;
+    gp_status st;
     if (!s || !path || s->n == 0) return GP_ERROR_INVALID_ARGUMENT;
-    f = fopen(path, "wb");
-    if (!f) return GP_ERROR_IO;
+    gpi_io_error_clear();
+    /* All or nothing: a failed save leaves any file at `path` as it was. */
+    if ((st = gpi_file_out_open(&out, path))) return st;
+    f = out.f;
     /* %.9g: nine significant digits bring every float back exactly. */
     if (s->snow) {
         if (fprintf(f, "%zu\n", s->n) < 0) bad = 1;
@@ -298,6 +303,5 @@ gp_status gp_scene_save(const gp_scene *s, const char *path)
                 bad = 1;
         }
     }
-    if (fclose(f) != 0) bad = 1;
-    return bad ? GP_ERROR_IO : GP_SUCCESS;
+    return gpi_file_out_close(&out, bad ? GP_ERROR_IO : GP_SUCCESS);
 }

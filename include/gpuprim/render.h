@@ -112,6 +112,17 @@ GP_API gp_status gp_renderer_read_image(gp_renderer *renderer, float *rgba_host)
 GP_API gp_status gp_render(gp_context *ctx, const gp_scene *scene, int width, int height, float *rgba_host);
 
 /* ---- images ---------------------------------------------------------------- */
+/* Files are written whole or not at all (gp_image_write*, gp_scene_save):
+ * to a temporary file in the destination's directory, flushed to disk, then
+ * renamed over the destination. On any failure the temporary is removed and
+ * a file already at the path is left exactly as it was. */
+
+/* The last failed file operation of this thread (gp_image_write*,
+ * gp_scene_save): the path and the operating system's reason, e.g.
+ * "out/x.ppm: cannot write: No space left on device (nothing was changed)".
+ * Empty when the last such call succeeded. Never NULL. */
+GP_API const char *gp_last_io_error(void);
+
 /* Write rgba (width*height*4 floats, row 0 at the bottom) as binary PPM (P6)
  * or PNG (8-bit RGB), chosen by the path's extension (.ppm or .png; others
  * are GP_ERROR_INVALID_ARGUMENT). Each channel is (uint8)(255*clamp(v,0,1)). */

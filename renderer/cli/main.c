@@ -29,6 +29,14 @@ static int failed(const char *what, gp_status s, const gp_context *ctx)
 
 typedef cli_options options;
 
+/* The file was not written; the library says why (path and OS reason). */
+static void write_failed(const char *path, gp_status s)
+{
+    const char *why = gp_last_io_error();
+    if (*why) fprintf(stderr, "renderer: %s\n", why);
+    else fprintf(stderr, "renderer: cannot write %s: %s\n", path, gp_status_string(s));
+}
+
 /* "<dir>/name.ext" -> "name" part with directory, without the extension. */
 static void strip_ext(const char *path, char *out, size_t len)
 {
@@ -214,7 +222,7 @@ static int run_dist(const options *o)
         if (o->output) snprintf(path, sizeof path, "%s", o->output);
         else snprintf(path, sizeof path, "%s.ppm", o->scene ? o->scene : "scene");
         if ((s = gp_image_write_rgb8(path, d.rgb, w, h))) {
-            fprintf(stderr, "renderer: cannot write %s: %s\n", path, gp_status_string(s));
+            write_failed(path, s);
             rc = 1;
             goto done;
         }
@@ -307,7 +315,7 @@ static int run(const options *o)
                 goto done;
             }
             if (o->output && (s = gp_image_write(o->output, img, w, h))) {
-                fprintf(stderr, "renderer: cannot write %s: %s\n", o->output, gp_status_string(s));
+                write_failed(o->output, s);
                 rc = 1;
                 goto done;
             }
@@ -326,12 +334,14 @@ static int run(const options *o)
         }
         if (o->have_frames) snprintf(path, sizeof path, "%s_%04ld%s", base, f, ext);
         else snprintf(path, sizeof path, "%s%s", base, ext);
-        printf("rendered %dx%d in %.3f ms -> %s\n", w, h, 1e3 * (now_s() - t0), path);
+        t0 = now_s() - t0;
         if ((s = gp_image_write(path, img, w, h))) {
-            fprintf(stderr, "renderer: cannot write %s: %s\n", path, gp_status_string(s));
+            write_failed(path, s);
             rc = 1;
             goto done;
         }
+        /* said only once the file is in place */
+        printf("rendered %dx%d in %.3f ms -> %s\n", w, h, 1e3 * t0, path);
         if (o->check && check_image(scene, img, w, h, o->have_frames ? f : -1)) rc = 1;
     }
 
