@@ -149,7 +149,10 @@ gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t byte
 
 gp_status gp_context_set_cpu_threads(gp_context *ctx, int threads)
 {
-    if (gpi_check_context(ctx) || threads < 0) return GP_ERROR_INVALID_ARGUMENT;
+    if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    if (threads < 0)
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_context_set_cpu_threads: %d threads (want 0 or more)", threads);
+    gpi_clear_error(ctx);
     ctx->cpu_threads = threads;
     return GP_SUCCESS;
 }

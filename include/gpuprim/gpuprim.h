@@ -13,10 +13,17 @@
  *     context's backend. For the CUDA backend that is device memory (or
  *     managed memory); for the CPU backend it is ordinary host memory.
  *     gp_malloc/gp_free/gp_upload/gp_download let one program run unchanged
- *     on either backend.
+ *     on either backend. Device memory need not come from gp_malloc: memory
+ *     the caller got from cudaMalloc, cudaMallocManaged, mapped page-locked
+ *     memory, or another library on the same device (CuPy, PyTorch, ...)
+ *     may be passed directly; the context's device must be the one it lives
+ *     on (or one with peer access to it).
  *   - Every function returns a gp_status. No function aborts, prints or
  *     exits. On any error status the outputs are left untouched: argument
- *     checks happen before any work.
+ *     checks happen before any work. A function that takes a non-const
+ *     context also records a detail message (gp_context_last_error); the
+ *     getters that take a const context (gp_context_get_backend,
+ *     gp_context_get_stream) cannot, and return the status alone.
  *   - Sizes are size_t: arrays past 2^31 elements are supported.
  *   - CUDA backend: primitives whose results stay in buffers are
  *     asynchronous on the context's stream. Functions that return a value to
@@ -154,7 +161,7 @@ GP_API gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size
 
 /* Number of CPU threads the CPU backend may use for the work that it runs
  * in parallel (the renderer). 0 means one per online processor (the
- * default). */
+ * default). Negative: GP_ERROR_INVALID_ARGUMENT, with a detail message. */
 GP_API gp_status gp_context_set_cpu_threads(gp_context *ctx, int threads);
 
 /* Wait until all work queued on the context's stream has finished. */
@@ -183,6 +190,10 @@ GP_API gp_status gp_copy(gp_context *ctx, void *dst_buffer, const void *src_buff
  * out[i] = identity op in[0] op ... op in[i-1]   (GP_SCAN_EXCLUSIVE)
  * identity: 0 for SUM, the type's largest value for MIN (+inf for floats),
  * its lowest for MAX (-inf for floats).
+ * NaN: MIN and MAX skip NaN elements (a NaN never wins, as with fmin/fmax),
+ * so the result is NaN-free; an all-NaN prefix gives the identity. Which of
+ * -0.0 and +0.0 comes out of MIN/MAX over equal zeros is unspecified. SUM
+ * propagates NaN as IEEE addition does. The same holds for gp_reduce.
  * in and out are buffers of n elements of `dtype`. in == out (in place) is
  * allowed; any other overlap is GP_ERROR_OVERLAP. n == 0 does nothing.
  * Float sums are not associative: the CUDA result may differ from the CPU
@@ -210,7 +221,7 @@ GP_API gp_status gp_reduce(gp_context *ctx, gp_dtype dtype, gp_op op,
  * flags[i] is non-zero; *count_host receives how many. `flags` holds n
  * elements of flag_type, which must be GP_UINT8_FLAGS (bytes) or
  * GP_INT32_FLAGS (int32). out must have room for n elements (only the first
- * *count_host are written). in, flags and out are buffers; out may not
+ * *count_host are written, nothing past them). in, flags and out are buffers; out may not
  * overlap in or flags. Synchronizes the stream (to return the count). */
 typedef enum gp_flag_type {
     GP_UINT8_FLAGS = 1,
@@ -222,13 +233,16 @@ GP_API gp_status gp_compact(gp_context *ctx, gp_dtype dtype,
                             void *out, size_t n, size_t *count_host);
 
 /* Predicate-free form: the flags alone. indices_out receives, ascending,
- * every i with flags[i] != 0 as uint64; *count_host how many. */
+ * every i with flags[i] != 0 as uint64; *count_host how many. indices_out
+ * must have room for n entries; nothing past *count_host is written. */
 GP_API gp_status gp_compact_indices(gp_context *ctx, const void *flags, gp_flag_type flag_type,
                                     uint64_t *indices_out, size_t n, size_t *count_host);
 
 /* ---- find-repeats ---------------------------------------------------------------
  * indices_out receives, ascending, every i in [0, n-1) with in[i] == in[i+1]
- * (as uint64); *count_host receives how many (at most n-1). Floats compare
+ * (as uint64); *count_host receives how many (at most n-1). indices_out must
+ * have room for n-1 entries (none for n <= 1); only the first *count_host
+ * are written, nothing past them. Floats compare
  * with ==: NaN never repeats, -0.0 equals +0.0. in and indices_out are
  * buffers and may not overlap. Synchronizes the stream. */
 GP_API gp_status gp_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in, size_t n,
@@ -253,7 +267,9 @@ typedef enum gp_boundary {
 
 /* Three-point weights: out[i] = (left*in[i-1] + center*in[i]) + right*in[i+1],
  * evaluated in that order in the element type, without fused multiply-add,
- * so the CUDA and CPU results agree exactly. */
+ * so the CUDA and CPU results agree exactly. The weights are given as
+ * doubles and rounded to the element type first: a float stencil uses
+ * (float)left, (float)center, (float)right (likewise gp_stencil5). */
 typedef struct gp_stencil3 {
     double left, center, right;
 } gp_stencil3;
