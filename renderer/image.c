@@ -1,12 +1,13 @@
-/* image.c - writing images (PPM P6, and PNG without any library: stored
- * deflate blocks in a zlib stream, our own CRC-32 and Adler-32) and
- * comparing them as the 8-bit values they are written as. */
+/* image.c - writing and reading images (binary PPM, and PNG through
+ * libpng), and comparing them as the 8-bit values they are written as. */
 #include <gpuprim/render.h>
 
 #include "file_out.h"
 #include "shade.h"
 
-#include <pthread.h>
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,145 +62,171 @@ static gp_status write_ppm(FILE *f, const image_src *src)
     return bad ? GP_ERROR_IO : GP_SUCCESS;
 }
 
-/* ---- PNG ------------------------------------------------------------------ */
+/* ---- PNG, through libpng -------------------------------------------------- */
 
-static uint32_t crc_table[256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+/* libpng reports errors by longjmp; the message goes to gp_last_io_error. */
+typedef struct png_io {
+    jmp_buf jmp;
+    const char *path;
+} png_io;
 
-static void crc_build(void)
+static void png_fail(png_structp png, png_const_charp msg)
 {
-    uint32_t n, k;
-    for (n = 0; n < 256; n++) {
-        uint32_t c = n;
-        for (k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[n] = c;
-    }
+    png_io *io = (png_io *)png_get_error_ptr(png);
+    gpi_io_error("%s: %s", io->path, msg);
+    longjmp(io->jmp, 1);
 }
 
-static void crc_init(void) { pthread_once(&crc_once, crc_build); }
-
-static uint32_t crc_update(uint32_t crc, const unsigned char *p, size_t n)
+static void png_warn(png_structp png, png_const_charp msg)
 {
-    size_t i;
-    for (i = 0; i < n; i++) crc = crc_table[(crc ^ p[i]) & 255] ^ (crc >> 8);
-    return crc;
+    (void)png, (void)msg;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static int write_chunk(FILE *f, const char *type, const unsigned char *data, size_t n)
-{
-    unsigned char hdr[8], tail[4];
-    uint32_t crc;
-    put32(hdr, (uint32_t)n);
-    memcpy(hdr + 4, type, 4);
-    crc = crc_update(0xFFFFFFFFu, hdr + 4, 4);
-    crc = crc_update(crc, data, n) ^ 0xFFFFFFFFu;
-    put32(tail, crc);
-    if (fwrite(hdr, 1, 8, f) != 8) return -1;
-    if (n && fwrite(data, 1, n, f) != n) return -1;
-    return fwrite(tail, 1, 4, f) == 4 ? 0 : -1;
-}
-
-#define BLOCK_MAX 65535 /* a stored deflate block's largest length */
-
-/* The zlib stream, cut into one IDAT chunk per stored block. */
-typedef struct png_out {
-    FILE *f;
-    unsigned char *chunk; /* 2 (zlib header) + 5 (block header) + BLOCK_MAX + 4 (Adler) */
-    size_t fill;          /* bytes of raw data in the current block */
-    uint32_t s1, s2;      /* Adler-32 */
-    int first, bad;
-} png_out;
-
-static void flush_block(png_out *o, int final)
-{
-    size_t h = o->first ? 2 : 0, n = o->fill, total;
-    unsigned char *b = o->chunk;
-    if (o->first) { /* CMF: deflate, 32K window; FLG: no dictionary, check bits */
-        b[0] = 0x78;
-        b[1] = 0x01;
-    }
-    /* The block's data was staged after a 7-byte gap; move the header in. */
-    b[h] = (unsigned char)(final ? 1 : 0); /* BFINAL, BTYPE = 00 (stored) */
-    b[h + 1] = (unsigned char)(n & 255);
-    b[h + 2] = (unsigned char)(n >> 8);
-    b[h + 3] = (unsigned char)(~n & 255);
-    b[h + 4] = (unsigned char)((~n >> 8) & 255);
-    if (h == 0) memmove(b + 5, b + 7, n);
-    total = h + 5 + n;
-    if (final) {
-        put32(b + total, (o->s2 << 16) | o->s1);
-        total += 4;
-    }
-    if (write_chunk(o->f, "IDAT", b, total)) o->bad = 1;
-    o->first = 0;
-    o->fill = 0;
-}
-
-static void png_put(png_out *o, const unsigned char *p, size_t n)
-{
-    while (n > 0 && !o->bad) {
-        size_t take = BLOCK_MAX - o->fill, i;
-        if (take > n) take = n;
-        memcpy(o->chunk + 7 + o->fill, p, take);
-        for (i = 0; i < take; i++) { /* Adler-32, reduced often enough not to overflow */
-            o->s1 += p[i];
-            if (o->s1 >= 65521) o->s1 -= 65521;
-            o->s2 += o->s1;
-            if (o->s2 >= 65521) o->s2 -= 65521;
-        }
-        o->fill += take;
-        p += take;
-        n -= take;
-        if (o->fill == BLOCK_MAX) flush_block(o, 0);
-    }
-}
-
-static gp_status write_png(FILE *f, const image_src *src)
+static gp_status write_png(FILE *f, const image_src *src, const char *path)
 {
     const int width = src->width, height = src->height;
-    static const unsigned char sig[8] = {137, 'P', 'N', 'G', 13, 10, 26, 10};
-    unsigned char ihdr[13];
-    png_out o;
-    unsigned char *row;
+    png_io io;
+    png_structp png;
+    png_infop info = NULL;
+    unsigned char *volatile row = NULL;
     int j;
-    crc_init();
-    memset(&o, 0, sizeof o);
-    o.f = f;
-    o.first = 1;
-    o.s1 = 1;
-    o.chunk = (unsigned char *)malloc(7 + BLOCK_MAX + 4);
-    row = (unsigned char *)malloc(1 + (size_t)width * 3);
-    if (!o.chunk || !row) {
-        free(o.chunk);
-        free(row);
+    io.path = path;
+    png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &io, png_fail, png_warn);
+    if (!png || !(info = png_create_info_struct(png)) ||
+        !(row = (unsigned char *)malloc((size_t)width * 3))) {
+        png_destroy_write_struct(&png, &info);
         return GP_ERROR_OUT_OF_MEMORY;
     }
-    put32(ihdr, (uint32_t)width);
-    put32(ihdr + 4, (uint32_t)height);
-    ihdr[8] = 8;  /* bit depth */
-    ihdr[9] = 2;  /* colour type: RGB */
-    ihdr[10] = 0; /* deflate */
-    ihdr[11] = 0; /* adaptive filtering (we use filter 0 everywhere) */
-    ihdr[12] = 0; /* no interlace */
-    if (fwrite(sig, 1, 8, f) != 8 || write_chunk(f, "IHDR", ihdr, 13)) o.bad = 1;
-    for (j = height - 1; j >= 0 && !o.bad; j--) {
-        row[0] = 0; /* filter: none */
-        row_rgb(src, j, row + 1);
-        png_put(&o, row, 1 + (size_t)width * 3);
+    if (setjmp(io.jmp)) {
+        png_destroy_write_struct(&png, &info);
+        free(row);
+        return GP_ERROR_IO;
     }
-    if (!o.bad) flush_block(&o, 1);
-    if (!o.bad && write_chunk(f, "IEND", NULL, 0)) o.bad = 1;
-    free(o.chunk);
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (j = height - 1; j >= 0; j--) { /* top row first: row 0 is the bottom */
+        row_rgb(src, j, row);
+        png_write_row(png, row);
+    }
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
     free(row);
-    return o.bad ? GP_ERROR_IO : GP_SUCCESS;
+    return ferror(f) ? GP_ERROR_IO : GP_SUCCESS;
+}
+
+/* Decode a PNG into 8-bit RGB, row 0 at the bottom. rgb NULL: size only. */
+static gp_status read_png(FILE *f, const char *path, int *w, int *h, unsigned char *rgb, size_t capacity)
+{
+    png_io io;
+    png_structp png;
+    png_infop info = NULL;
+    png_uint_32 pw, ph;
+    int j;
+    io.path = path;
+    png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, png_fail, png_warn);
+    if (!png || !(info = png_create_info_struct(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return GP_ERROR_OUT_OF_MEMORY;
+    }
+    if (setjmp(io.jmp)) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return GP_ERROR_PARSE;
+    }
+    png_init_io(png, f);
+    png_read_info(png, info);
+    pw = png_get_image_width(png, info);
+    ph = png_get_image_height(png, info);
+    if (pw < 1 || ph < 1 || pw > GP_RENDER_MAX_SIDE || ph > GP_RENDER_MAX_SIDE) {
+        gpi_io_error("%s: %ux%u pixels, outside 1..%d a side", path, (unsigned)pw, (unsigned)ph, GP_RENDER_MAX_SIDE);
+        png_destroy_read_struct(&png, &info, NULL);
+        return GP_ERROR_PARSE;
+    }
+    *w = (int)pw;
+    *h = (int)ph;
+    if (!rgb) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return GP_SUCCESS;
+    }
+    if (capacity < (size_t)pw * ph * 3) {
+        gpi_io_error("%s: %ux%u pixels need %zu bytes, %zu given", path, (unsigned)pw, (unsigned)ph,
+                     (size_t)pw * ph * 3, capacity);
+        png_destroy_read_struct(&png, &info, NULL);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    /* Any PNG to 8-bit RGB: expand palettes and low depths, drop alpha and 16-bit. */
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_set_strip_alpha(png);
+    png_set_gray_to_rgb(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)pw * 3) {
+        gpi_io_error("%s: unsupported PNG layout", path);
+        png_destroy_read_struct(&png, &info, NULL);
+        return GP_ERROR_PARSE;
+    }
+    for (j = (int)ph - 1; j >= 0; j--) png_read_row(png, rgb + (size_t)j * pw * 3, NULL);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    return GP_SUCCESS;
+}
+
+/* A binary PPM (P6, maxval 255), as write_ppm writes and most tools do. */
+static gp_status read_ppm(FILE *f, const char *path, int *w, int *h, unsigned char *rgb, size_t capacity)
+{
+    int pw, ph, maxval, j;
+    if (fscanf(f, "P6 %d %d %d", &pw, &ph, &maxval) != 3 || fgetc(f) == EOF) {
+        gpi_io_error("%s: not a binary PPM (P6) header", path);
+        return GP_ERROR_PARSE;
+    }
+    if (pw < 1 || ph < 1 || pw > GP_RENDER_MAX_SIDE || ph > GP_RENDER_MAX_SIDE || maxval != 255) {
+        gpi_io_error("%s: %dx%d pixels of maxval %d (want 1..%d a side, maxval 255)", path, pw, ph, maxval,
+                     GP_RENDER_MAX_SIDE);
+        return GP_ERROR_PARSE;
+    }
+    *w = pw;
+    *h = ph;
+    if (!rgb) return GP_SUCCESS;
+    if (capacity < (size_t)pw * ph * 3) {
+        gpi_io_error("%s: %dx%d pixels need %zu bytes, %zu given", path, pw, ph, (size_t)pw * ph * 3, capacity);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    for (j = ph - 1; j >= 0; j--)
+        if (fread(rgb + (size_t)j * pw * 3, 1, (size_t)pw * 3, f) != (size_t)pw * 3) {
+            gpi_io_error("%s: the file ends inside the pixels", path);
+            return GP_ERROR_PARSE;
+        }
+    return GP_SUCCESS;
+}
+
+gp_status gp_image_read_rgb8(const char *path, int *width, int *height, unsigned char *rgb, size_t capacity)
+{
+    unsigned char magic[8];
+    int w = 0, h = 0;
+    size_t got;
+    gp_status st;
+    FILE *f;
+    gpi_io_error_clear();
+    if (!path || !width || !height) return GP_ERROR_INVALID_ARGUMENT;
+    if (!(f = fopen(path, "rb"))) {
+        gpi_io_error("%s: %s", path, strerror(errno));
+        return GP_ERROR_IO;
+    }
+    got = fread(magic, 1, sizeof magic, f);
+    rewind(f);
+    if (got == sizeof magic && !png_sig_cmp(magic, 0, sizeof magic)) st = read_png(f, path, &w, &h, rgb, capacity);
+    else if (got >= 2 && magic[0] == 'P' && magic[1] == '6') st = read_ppm(f, path, &w, &h, rgb, capacity);
+    else {
+        gpi_io_error("%s: neither PNG nor binary PPM", path);
+        st = GP_ERROR_PARSE;
+    }
+    fclose(f);
+    if (!st) {
+        *width = w;
+        *height = h;
+    }
+    return st;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -229,7 +256,7 @@ static gp_status write_image(const char *path, const image_src *src)
         return GP_ERROR_INVALID_ARGUMENT;
     }
     if ((st = gpi_file_out_open(&out, path))) return st;
-    st = png ? write_png(out.f, src) : write_ppm(out.f, src);
+    st = png ? write_png(out.f, src, path) : write_ppm(out.f, src);
     return gpi_file_out_close(&out, st);
 }
 

@@ -8,7 +8,8 @@
 # SANITIZE_TOOLS (default: memcheck racecheck initcheck synccheck) and
 # SANITIZE_TESTS (default: every test program with CUDA cases) narrow the
 # sanitizer stage; all four tools over everything take about half an hour.
-# Needs cmocka: carried as .deps/*.deb (see README) and unpacked to /opt/deps.
+# Needs cmocka and libpng: carried as .deps/*.deb (see README) and unpacked
+# to /opt/deps (zlib's, only where the machine has no zlib.h, to /opt/zlib).
 # API errors are not reported by the sanitizer: the tests provoke some on
 # purpose (out of memory, host pointers) and the library checks every status.
 # Logs and tables go to $OUT (or ./gpu-out); a short summary prints last.
@@ -26,8 +27,18 @@ has() { [[ " $STAGES " == *" $1 "* ]]; }
 
 if ls .deps/*.deb >/dev/null 2>&1; then
     mkdir -p /opt/deps
-    for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
+    for f in .deps/*.deb; do
+        case "$f" in *zlib1g*) continue ;; esac
+        dpkg -x "$f" /opt/deps
+    done
     export CMAKE_PREFIX_PATH=/opt/deps/usr
+    # libpng's header needs zlib.h; its link-time libz.so (not its runtime:
+    # the machine's own libz.so.1 stays the one loaded) only where missing.
+    if [ ! -f /usr/include/zlib.h ] && ls .deps/zlib1g*.deb >/dev/null 2>&1; then
+        mkdir -p /opt/zlib
+        for f in .deps/zlib1g*.deb; do dpkg -x "$f" /opt/zlib; done
+        CMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH\;/opt/zlib/usr
+    fi
     export LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 

@@ -4,6 +4,7 @@
 # Extra arguments go to the renderer, e.g. scripts/run.sh --check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/deps.sh && gp_install_deps
 BUILD=${BUILD_DIR:-build-run}
 GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 cmake -S . -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \

@@ -7,18 +7,13 @@
 # Sanitizer on the C code, build-sanitize/) and runs its CPU tests at full
 # size (about half a minute on 2 cores; GP_TEST_QUICK=1 shrinks them,
 # GP_SKIP_SANITIZE=1 leaves this part out).
-# Installs cmocka (Debian/Ubuntu package) when it is missing.
+# Installs cmocka and libpng (Debian/Ubuntu packages) when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
-if [ ! -f /usr/include/cmocka.h ] && [ -z "${CMAKE_PREFIX_PATH:-}" ]; then
-    echo "== installing cmocka (libcmocka-dev)"
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libcmocka-dev pkg-config >/dev/null
-fi
+. scripts/deps.sh && gp_install_deps --tests
 
 GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 echo "== configure and build ($BUILD)"

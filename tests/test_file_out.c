@@ -1,6 +1,8 @@
-/* test_file_out.c - files are written whole or not at all (gp_image_write,
- * gp_image_write_rgb8, gp_scene_save): a write that fails part-way leaves the
- * old file byte for byte and no temporary behind, and says why.
+/* test_file_out.c - image and scene files. Written whole or not at all
+ * (gp_image_write, gp_image_write_rgb8, gp_scene_save): a write that fails
+ * part-way leaves the old file byte for byte and no temporary behind, and
+ * says why. PNG through libpng: compressed, and read back (by libpng, in
+ * gp_image_read_rgb8) to the very bytes of the PPM path.
  *
  * "The disk fills part-way" is made real with RLIMIT_FSIZE: past the limit
  * every write fails with EFBIG, as it would with ENOSPC on a full file
@@ -222,9 +224,98 @@ static void replacing_keeps_permissions(void **state)
     free(img);
 }
 
+static size_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+static void png_round_trip(void **state)
+{
+    gp_context *ctx = NULL;
+    gp_scene *scene = NULL;
+    const int W = 1024, H = 1024;
+    float *img = gpt_malloc((size_t)W * H * 16);
+    unsigned char *want = gpt_malloc((size_t)W * H * 3), *got = gpt_malloc((size_t)W * H * 3);
+    char png[256], ppm[256];
+    int w = 0, h = 0;
+    (void)state;
+    assert_int_equal(gp_context_create(&ctx, GP_BACKEND_CPU, 0), GP_SUCCESS);
+    assert_int_equal(gp_scene_create(&scene, "rand100k", 0), GP_SUCCESS);
+    assert_int_equal(gp_render(ctx, scene, W, H, img), GP_SUCCESS);
+    assert_int_equal(gp_image_to_rgb8(img, W, H, want), GP_SUCCESS);
+    snprintf(png, sizeof png, "%s/r.png", g_dir);
+    snprintf(ppm, sizeof ppm, "%s/r.ppm", g_dir);
+    assert_int_equal(gp_image_write(png, img, W, H), GP_SUCCESS);
+    assert_int_equal(gp_image_write(ppm, img, W, H), GP_SUCCESS);
+    /* compressed: well under half the PPM */
+    print_message("rand100k 1024^2: PNG %zu bytes, PPM %zu bytes\n", file_size(png), file_size(ppm));
+    assert_true(file_size(png) * 2 < file_size(ppm));
+    /* size query, then every pixel of both files */
+    assert_int_equal(gp_image_read_rgb8(png, &w, &h, NULL, 0), GP_SUCCESS);
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    gpt_poison(got, (size_t)W * H * 3);
+    assert_int_equal(gp_image_read_rgb8(png, &w, &h, got, (size_t)W * H * 3), GP_SUCCESS);
+    assert_memory_equal(got, want, (size_t)W * H * 3);
+    gpt_poison(got, (size_t)W * H * 3);
+    assert_int_equal(gp_image_read_rgb8(ppm, &w, &h, got, (size_t)W * H * 3), GP_SUCCESS);
+    assert_memory_equal(got, want, (size_t)W * H * 3);
+    /* too small a buffer: nothing written */
+    gpt_poison(got, 16);
+    assert_int_equal(gp_image_read_rgb8(png, &w, &h, got, (size_t)W * H * 3 - 1), GP_ERROR_INVALID_ARGUMENT);
+    gpt_expect_poison(got, 0, 16, "a too-small buffer");
+    remove(png);
+    remove(ppm);
+    gp_scene_destroy(scene);
+    gp_context_destroy(ctx);
+    free(img);
+    free(want);
+    free(got);
+}
+
+static void reading_bad_files(void **state)
+{
+    char path[256];
+    unsigned char buf[64];
+    int w = -1, h = -1;
+    FILE *f;
+    (void)state;
+    assert_int_equal(gp_image_read_rgb8(NULL, &w, &h, NULL, 0), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_image_read_rgb8("/nonexistent/x.png", &w, &h, NULL, 0), GP_ERROR_IO);
+    assert_non_null(strstr(gp_last_io_error(), strerror(ENOENT)));
+    snprintf(path, sizeof path, "%s/bad.png", g_dir);
+    f = fopen(path, "wb");
+    fputs("not an image at all", f);
+    fclose(f);
+    assert_int_equal(gp_image_read_rgb8(path, &w, &h, buf, sizeof buf), GP_ERROR_PARSE);
+    /* a PNG cut short */
+    {
+        float px[4 * 4 * 4] = {0};
+        unsigned char *all;
+        size_t n = 0;
+        assert_int_equal(gp_image_write(path, px, 4, 4), GP_SUCCESS);
+        all = slurp(path, &n);
+        f = fopen(path, "wb");
+        fwrite(all, 1, n / 2, f);
+        fclose(f);
+        free(all);
+        assert_int_not_equal(gp_image_read_rgb8(path, &w, &h, buf, sizeof buf), GP_SUCCESS);
+    }
+    /* a PPM cut short */
+    f = fopen(path, "wb");
+    fputs("P6\n4 4\n255\nabc", f);
+    fclose(f);
+    assert_int_equal(gp_image_read_rgb8(path, &w, &h, buf, sizeof buf), GP_ERROR_PARSE);
+    assert_int_equal(w, -1); /* untouched on error */
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(png_round_trip),
+        cmocka_unit_test(reading_bad_files),
         cmocka_unit_test(ppm_write_is_atomic),
         cmocka_unit_test(png_write_is_atomic),
         cmocka_unit_test(scene_save_is_atomic),

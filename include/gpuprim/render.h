@@ -134,6 +134,16 @@ GP_API gp_status gp_image_write(const char *path, const float *rgba, int width, 
 GP_API gp_status gp_image_compare(const float *a, const float *b, int width, int height,
                                   int *max_diff, size_t *differing_pixels);
 
+/* Read a PNG (any bit depth or colour type, made 8-bit RGB) or binary PPM
+ * (P6, maxval 255), chosen by the file's content, as 8-bit RGB laid out as
+ * gp_image_to_rgb8's (row 0 at the bottom). With rgb NULL, only *width and
+ * *height are filled; else rgb must hold capacity >= width*height*3 bytes
+ * (GP_ERROR_INVALID_ARGUMENT otherwise, nothing written). GP_ERROR_IO when
+ * the file cannot be opened, GP_ERROR_PARSE when it is not a valid image;
+ * gp_last_io_error() says why. */
+GP_API gp_status gp_image_read_rgb8(const char *path, int *width, int *height, unsigned char *rgb,
+                                    size_t capacity);
+
 /* The image as 8-bit RGB: width*height*3 bytes, row 0 at the bottom like
  * the float image, each channel (uint8)(255*clamp(v,0,1)). */
 GP_API gp_status gp_image_to_rgb8(const float *rgba, int width, int height, unsigned char *rgb);

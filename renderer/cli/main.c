@@ -115,19 +115,12 @@ static gp_status dist_rank(gp_comm *comm, void *arg)
     return gp_context_synchronize(ctx);
 }
 
-/* Compare the gathered 8-bit frame with the reference's; 1 if it fails. */
-static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, int h)
+/* Compare two 8-bit frames; print the verdict; 1 if a channel is more than
+ * one level off. */
+static int compare_rgb8(const unsigned char *want, const unsigned char *rgb, int w, int h, const char *what)
 {
-    float *ref = (float *)malloc((size_t)w * (size_t)h * 16);
-    unsigned char *want = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
     size_t i, differing = 0;
     int worst = 0, c;
-    if (!ref || !want || gp_render_reference(scene, w, h, ref) || gp_image_to_rgb8(ref, w, h, want)) {
-        fprintf(stderr, "renderer: the reference render failed\n");
-        free(ref);
-        free(want);
-        return 1;
-    }
     for (i = 0; i < (size_t)w * (size_t)h; i++) {
         int dif = 0;
         for (c = 0; c < 3; c++) {
@@ -137,11 +130,44 @@ static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, in
         }
         differing += (size_t)dif;
     }
-    printf("check: max per-channel difference %d (8-bit levels), %zu differing pixels: %s\n", worst, differing,
+    printf("%s: max per-channel difference %d (8-bit levels), %zu differing pixels: %s\n", what, worst, differing,
            worst <= 1 ? "OK" : "FAIL");
+    return worst > 1;
+}
+
+/* Compare the 8-bit frame with the single-threaded reference's; 1 if it fails. */
+static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, int h)
+{
+    float *ref = (float *)malloc((size_t)w * (size_t)h * 16);
+    unsigned char *want = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
+    int rc = 1;
+    if (!ref || !want || gp_render_reference(scene, w, h, ref) || gp_image_to_rgb8(ref, w, h, want))
+        fprintf(stderr, "renderer: the reference render failed\n");
+    else rc = compare_rgb8(want, rgb, w, h, "check");
     free(ref);
     free(want);
-    return worst > 1;
+    return rc;
+}
+
+/* Compare the 8-bit frame with an image file; 1 if it fails or cannot be read. */
+static int check_file(const char *path, const unsigned char *rgb, int w, int h)
+{
+    unsigned char *want = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
+    int fw = 0, fh = 0, rc = 1;
+    gp_status s;
+    if (!want) {
+        fprintf(stderr, "renderer: out of memory for the reference image\n");
+        return 1;
+    }
+    if ((s = gp_image_read_rgb8(path, &fw, &fh, NULL, 0)))
+        fprintf(stderr, "renderer: cannot read the reference image: %s\n", gp_last_io_error());
+    else if (fw != w || fh != h)
+        fprintf(stderr, "renderer: the reference image %s is %dx%d, the frame %dx%d\n", path, fw, fh, w, h);
+    else if ((s = gp_image_read_rgb8(path, &fw, &fh, want, (size_t)w * (size_t)h * 3)))
+        fprintf(stderr, "renderer: cannot read the reference image: %s\n", gp_last_io_error());
+    else rc = compare_rgb8(want, rgb, w, h, path);
+    free(want);
+    return rc;
 }
 
 static int run_dist(const options *o)
@@ -229,6 +255,7 @@ static int run_dist(const options *o)
         if (!o->bench) printf("rendered %dx%d on %d ranks in %.3f ms -> %s\n", w, h, n, 1e3 * (render_s + gather_s), path);
     }
     if (o->check && check_rgb8(scene, d.rgb, w, h)) rc = 1;
+    if (o->reference && check_file(o->reference, d.rgb, w, h)) rc = 1;
 done:
     for (r = 0; r < n; r++) gp_dist_renderer_destroy(d.dr[r]);
     for (r = 0; r < n; r++) gp_comm_destroy(comm[r]);
@@ -236,6 +263,16 @@ done:
     for (r = 0; r < n; r++) gp_context_destroy(ctx[r]);
     gp_scene_destroy(scene);
     free(d.rgb);
+    return rc;
+}
+
+static int check_float_file(const char *path, const float *img, int w, int h)
+{
+    unsigned char *rgb = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
+    int rc = 1;
+    if (!rgb) fprintf(stderr, "renderer: out of memory for the 8-bit frame\n");
+    else if (!gp_image_to_rgb8(img, w, h, rgb)) rc = check_file(path, rgb, w, h);
+    free(rgb);
     return rc;
 }
 
@@ -309,7 +346,7 @@ static int run(const options *o)
         }
         printf("bench: %s %dx%d, %s, %ld frames: %.3f ms per frame\n", o->scene ? o->scene : o->scene_file, w, h,
                used == GP_BACKEND_CUDA ? "cuda" : "cpu", o->bench, 1e3 * total / (double)o->bench);
-        if (o->check || o->output) {
+        if (o->check || o->output || o->reference) {
             if ((s = gp_renderer_read_image(rd, img))) {
                 rc = failed("gp_renderer_read_image", s, ctx);
                 goto done;
@@ -320,6 +357,7 @@ static int run(const options *o)
                 goto done;
             }
             if (o->check) rc = check_image(scene, img, w, h, -1);
+            if (o->reference && check_float_file(o->reference, img, w, h)) rc = 1;
         }
         goto done;
     }
@@ -343,6 +381,7 @@ static int run(const options *o)
         /* said only once the file is in place */
         printf("rendered %dx%d in %.3f ms -> %s\n", w, h, 1e3 * t0, path);
         if (o->check && check_image(scene, img, w, h, o->have_frames ? f : -1)) rc = 1;
+        if (o->reference && check_float_file(o->reference, img, w, h)) rc = 1;
     }
 
 done:

@@ -34,6 +34,8 @@ void cli_usage(FILE *f)
             "                      on the first; with --backend cpu, N CPU ranks (default 1)\n"
             "  --check             also render with the single-threaded reference and compare;\n"
             "                      exit 1 if any pixel differs by more than one 8-bit level\n"
+            "  --reference FILE    compare the frame with an image file (.ppm or .png) the same\n"
+            "                      way (e.g. the course's reference renderer's output)\n"
             "  --bench N           time N frames (clear + advance + render, synchronized);\n"
             "                      print the mean milliseconds per frame\n"
             "  --help              this text\n");
@@ -92,7 +94,7 @@ int cli_parse_args(int argc, char **argv, cli_options *o, char *err, size_t errl
         if (strncmp(a, "--", 2) != 0) return bad_arg(err, errlen, "unexpected argument '%s'", a);
         if (strcmp(a, "--scene") && strcmp(a, "--scene-file") && strcmp(a, "--size") && strcmp(a, "--seed") &&
             strcmp(a, "--output") && strcmp(a, "--frames") && strcmp(a, "--backend") && strcmp(a, "--threads") &&
-            strcmp(a, "--bench") && strcmp(a, "--gpus"))
+            strcmp(a, "--bench") && strcmp(a, "--gpus") && strcmp(a, "--reference"))
             return bad_arg(err, errlen, "unknown option '%s'", a);
         if (!v) return bad_arg(err, errlen, "option '%s' needs a value", a);
         i++;
@@ -149,6 +151,8 @@ int cli_parse_args(int argc, char **argv, cli_options *o, char *err, size_t errl
             else return bad_arg(err, errlen, "bad --backend '%s' (want auto, cuda or cpu)", v);
         } else if (!strcmp(a, "--threads")) {
             if (parse_int(v, 1, 256, &o->threads)) return bad_arg(err, errlen, "bad --threads '%s' (want 1..256)", v);
+        } else if (!strcmp(a, "--reference")) {
+            o->reference = v;
         } else if (!strcmp(a, "--gpus")) {
             if (parse_int(v, 1, 64, &o->gpus)) return bad_arg(err, errlen, "bad --gpus '%s' (want 1..64)", v);
         } else if (!strcmp(a, "--bench")) {

@@ -9,6 +9,7 @@
 
 typedef struct cli_options {
     const char *scene, *scene_file, *output; /* point into argv */
+    const char *reference; /* --reference FILE: compare the frame with an image file */
     int width, height;
     unsigned seed;
     long frame_a, frame_b;
