@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the reference ---------------------------------------------------------- */
 
@@ -38,12 +39,44 @@ gp_status gpi_render_check_size(int width, int height)
     return GP_SUCCESS;
 }
 
+/* Calls fn with done/total at most every 100 ms (not at all when fn is NULL). */
+typedef struct progress {
+    gp_progress_fn fn;
+    void *user;
+    double last;
+} progress;
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void report(progress *p, double done, double total)
+{
+    double now;
+    if (!p->fn) return;
+    now = mono_s();
+    if (now - p->last < .1 && done < total) return;
+    p->last = now;
+    p->fn(total > 0 ? done / total : 1.0, p->user);
+}
+
 gp_status gp_render_reference(const gp_scene *scene, int width, int height, float *rgba)
+{
+    return gp_render_reference_progress(scene, width, height, rgba, NULL, NULL);
+}
+
+gp_status gp_render_reference_progress(const gp_scene *scene, int width, int height, float *rgba,
+                                       gp_progress_fn fn, void *user)
 {
     float invW, invH;
     size_t c;
     int i, j;
     gp_status st;
+    progress pr = {fn, user, 0};
+    double total = 0, done = 0;
     if (!scene || !rgba) return GP_ERROR_INVALID_ARGUMENT;
     if ((st = gpi_render_check_size(width, height))) return st;
     for (j = 0; j < height; j++) {
@@ -58,6 +91,14 @@ gp_status gp_render_reference(const gp_scene *scene, int width, int height, floa
     }
     invW = 1.f / (float)width;
     invH = 1.f / (float)height;
+    /* Work is pixels tested: each circle's box, plus one per circle. */
+    for (c = 0; fn && c < scene->n; c++) {
+        int x0, x1, y0, y1;
+        gpi_circle_box(scene->position[3 * c], scene->position[3 * c + 1], scene->radius[c], width, height, &x0, &x1,
+                       &y0, &y1);
+        total += 1.0 + (x1 > x0 && y1 > y0 ? (double)(x1 - x0) * (double)(y1 - y0) : 0.0);
+    }
+    pr.last = mono_s();
     for (c = 0; c < scene->n; c++) {
         const float *p = scene->position + 3 * c, *col = scene->color + 3 * c;
         float rad = scene->radius[c];
@@ -77,7 +118,12 @@ gp_status gp_render_reference(const gp_scene *scene, int width, int height, floa
                 q[3] = px.a;
             }
         }
+        if (fn) {
+            done += 1.0 + (x1 > x0 && y1 > y0 ? (double)(x1 - x0) * (double)(y1 - y0) : 0.0);
+            report(&pr, done, total);
+        }
     }
+    if (fn) report(&pr, total, total);
     return GP_SUCCESS;
 }
 
@@ -116,6 +162,7 @@ struct gpi_cpu_renderer {
     uint32_t *tile_total, *tile_begin; /* per tile */
     uint32_t *bins;
     size_t bins_cap;
+    progress progress; /* gpi_cpu_renderer_set_progress */
 };
 
 gp_status gpi_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpi_cpu_renderer **out)
@@ -275,6 +322,10 @@ typedef struct job {
     /* Band of tile rows being binned / shaded. */
     int band_y0, band_y1;
     blend_fn blend;
+    /* Progress: tiles shaded, reported by the calling thread only. */
+    atomic_size_t tiles_done;
+    size_t tiles_total;
+    pthread_t caller;
 } job;
 
 static size_t chunk_begin(const job *jb, int c) { return (size_t)((unsigned long long)jb->n * (unsigned)c / (unsigned)jb->chunks); }
@@ -533,7 +584,18 @@ static void shade_worker(void *p)
     size_t first = (size_t)jb->band_y0 * (size_t)r->tiles_x;
     size_t last = (size_t)jb->band_y1 * (size_t)r->tiles_x;
     size_t t;
-    while ((t = first + atomic_fetch_add(&jb->next, 1)) < last) shade_tile(r, t, jb->blend);
+    const int reports = r->progress.fn && pthread_equal(pthread_self(), jb->caller);
+    while ((t = first + atomic_fetch_add(&jb->next, 1)) < last) {
+        shade_tile(r, t, jb->blend);
+        atomic_fetch_add(&jb->tiles_done, 1);
+        if (reports) report(&r->progress, (double)atomic_load(&jb->tiles_done), (double)jb->tiles_total);
+    }
+}
+
+void gpi_cpu_renderer_set_progress(gpi_cpu_renderer *r, gp_progress_fn fn, void *user)
+{
+    r->progress.fn = fn;
+    r->progress.user = user;
 }
 
 gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
@@ -561,6 +623,10 @@ gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
     jb.n = r->n;
     jb.blend = pick_blend();
     atomic_init(&jb.next, 0);
+    atomic_init(&jb.tiles_done, 0);
+    jb.tiles_total = (size_t)(r->band_ty1 - r->band_ty0) * (size_t)r->tiles_x;
+    jb.caller = pthread_self();
+    r->progress.last = mono_s();
     run_parallel(threads < chunks ? threads : chunks, count_worker, &jb);
 
     for (t = 0; t < ntiles; t++) {
@@ -611,5 +677,6 @@ gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
         run_parallel(threads, shade_worker, &jb);
         band0 = band1;
     }
+    report(&r->progress, 1.0, 1.0);
     return GP_SUCCESS;
 }

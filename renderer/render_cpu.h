@@ -21,6 +21,8 @@ void gpi_cpu_renderer_destroy(gpi_cpu_renderer *r);
 gp_status gpi_cpu_renderer_set_scene(gpi_cpu_renderer *r, const gp_scene *scene);
 /* Clear and render one frame with `threads` worker threads (>= 1). */
 gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads);
+/* Report gpi_cpu_renderer_render's progress through fn (NULL: none). */
+void gpi_cpu_renderer_set_progress(gpi_cpu_renderer *r, gp_progress_fn fn, void *user);
 /* Copy the last frame's band (width * band rows * 4 floats). */
 gp_status gpi_cpu_renderer_read(const gpi_cpu_renderer *r, float *rgba_host);
 /* The band as 8-bit RGB (width * band rows * 3 bytes), as gp_image_write

@@ -98,6 +98,13 @@ gp_status gp_renderer_render(gp_renderer *r)
     return GP_SUCCESS;
 }
 
+gp_status gp_renderer_set_progress(gp_renderer *r, gp_progress_fn fn, void *user)
+{
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    if (r->cpu) gpi_cpu_renderer_set_progress(r->cpu, fn, user);
+    return GP_SUCCESS;
+}
+
 void gpi_renderer_band(const gp_renderer *r, int *row_begin, int *row_end)
 {
     *row_begin = r->band_ty0 * GPI_RENDER_TILE;

@@ -86,6 +86,17 @@ GP_API gp_status gp_scene_advance(gp_scene *scene);
  * order. The ground truth. rgba_host has width*height*4 floats. */
 GP_API gp_status gp_render_reference(const gp_scene *scene, int width, int height, float *rgba_host);
 
+/* Progress of long CPU renders: called on the thread that made the call
+ * (never from a worker), with the fraction of the frame's work done in
+ * [0, 1], at most about every 100 ms. It must not call back into the
+ * renderer. */
+typedef void (*gp_progress_fn)(double done, void *user);
+
+/* gp_render_reference reporting progress through fn (NULL: none). The
+ * fraction weighs each circle by its pixel box, so it tracks time. */
+GP_API gp_status gp_render_reference_progress(const gp_scene *scene, int width, int height, float *rgba_host,
+                                              gp_progress_fn fn, void *user);
+
 /* A renderer: images of one size, rendered with the context's backend (the
  * CUDA tile renderer, or the multi-threaded CPU tile renderer that gives
  * the reference's exact image). It keeps its scene copy, image and scratch
@@ -104,6 +115,11 @@ GP_API gp_status gp_renderer_set_scene(gp_renderer *renderer, const gp_scene *sc
 /* Clear and render one frame. Asynchronous on the CUDA backend. Returns
  * GP_ERROR_OUT_OF_MEMORY where the frame's scratch does not fit. */
 GP_API gp_status gp_renderer_render(gp_renderer *renderer);
+
+/* Report the progress of each gp_renderer_render (fn NULL: none). The CPU
+ * backend calls it (the fraction of the frame's tiles shaded); CUDA frames
+ * take milliseconds and never do. */
+GP_API gp_status gp_renderer_set_progress(gp_renderer *renderer, gp_progress_fn fn, void *user);
 
 /* Copy the last frame into rgba_host (width*height*4 floats). Synchronizes. */
 GP_API gp_status gp_renderer_read_image(gp_renderer *renderer, float *rgba_host);

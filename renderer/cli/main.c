@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -28,6 +29,44 @@ static int failed(const char *what, gp_status s, const gp_context *ctx)
 }
 
 typedef cli_options options;
+static const options *g_opts; /* for the progress line of --check */
+
+/* ---- progress: a line on stderr, updated in place, for long CPU work ----------
+ * Only when stderr is a terminal and not --quiet, and only once the work has
+ * run GP_PROGRESS_AFTER_MS (default 2000) milliseconds. */
+typedef struct progress_line {
+    const char *what;
+    double start, after;
+    int shown;
+} progress_line;
+
+static void progress_cb(double done, void *user)
+{
+    progress_line *p = (progress_line *)user;
+    double t = now_s() - p->start;
+    if (t < p->after) return;
+    fprintf(stderr, "\r%s: %3.0f%%", p->what, 100.0 * done);
+    if (done > 0.01 && done < 1) fprintf(stderr, ", %.0f s left ", t * (1 - done) / done);
+    else fprintf(stderr, "             ");
+    fflush(stderr);
+    p->shown = 1;
+}
+
+/* The callback to pass (NULL when no line may be shown). */
+static gp_progress_fn progress_start(progress_line *p, const options *o, const char *what)
+{
+    const char *env = getenv("GP_PROGRESS_AFTER_MS");
+    p->what = what;
+    p->start = now_s();
+    p->after = env ? atof(env) / 1e3 : 2.0;
+    p->shown = 0;
+    return !o->quiet && isatty(STDERR_FILENO) ? progress_cb : NULL;
+}
+
+static void progress_end(progress_line *p)
+{
+    if (p->shown) fprintf(stderr, "\r%*s\r", 60, "");
+}
 
 /* The file was not written; the library says why (path and OS reason). */
 static void write_failed(const char *path, gp_status s)
@@ -60,7 +99,12 @@ static int check_image(const gp_scene *scene, const float *img, int w, int h, lo
     gp_scene_count(scene, &count);
     fprintf(stderr, "check: reference render (one thread, %zu circles, %dx%d)...\n", count, w, h);
     t0 = now_s();
-    s = gp_render_reference(scene, w, h, ref);
+    {
+        progress_line pl;
+        gp_progress_fn fn = progress_start(&pl, g_opts, "check: reference render");
+        s = gp_render_reference_progress(scene, w, h, ref, fn, &pl);
+        progress_end(&pl);
+    }
     if (s) {
         free(ref);
         return failed("gp_render_reference", s, NULL);
@@ -141,9 +185,12 @@ static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, in
     float *ref = (float *)malloc((size_t)w * (size_t)h * 16);
     unsigned char *want = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
     int rc = 1;
-    if (!ref || !want || gp_render_reference(scene, w, h, ref) || gp_image_to_rgb8(ref, w, h, want))
+    progress_line pl;
+    gp_progress_fn fn = progress_start(&pl, g_opts, "check: reference render");
+    if (!ref || !want || gp_render_reference_progress(scene, w, h, ref, fn, &pl) || gp_image_to_rgb8(ref, w, h, want))
         fprintf(stderr, "renderer: the reference render failed\n");
     else rc = compare_rgb8(want, rgb, w, h, "check");
+    progress_end(&pl);
     free(ref);
     free(want);
     return rc;
@@ -278,6 +325,7 @@ static int check_float_file(const char *path, const float *img, int w, int h)
 
 static int run(const options *o)
 {
+    progress_line render_progress;
     gp_context *ctx = NULL;
     gp_scene *scene = NULL;
     gp_renderer *rd = NULL;
@@ -323,6 +371,8 @@ static int run(const options *o)
         rc = failed("gp_renderer_create", s, ctx);
         goto done;
     }
+    /* CPU frames at large sizes take seconds: show how far along they are */
+    if (!o->bench) gp_renderer_set_progress(rd, progress_start(&render_progress, o, "rendering"), &render_progress);
     for (f = 0; f < o->frame_a; f++) gp_scene_advance(scene);
 
     if (o->bench) {
@@ -365,8 +415,11 @@ static int run(const options *o)
     for (f = o->frame_a; f < (o->have_frames ? o->frame_b : o->frame_a + 1); f++) {
         double t0 = now_s();
         if (f > o->frame_a) gp_scene_advance(scene);
-        if ((s = gp_renderer_set_scene(rd, scene)) || (s = gp_renderer_render(rd)) ||
-            (s = gp_renderer_read_image(rd, img))) {
+        render_progress.start = now_s();
+        s = gp_renderer_set_scene(rd, scene);
+        if (!s) s = gp_renderer_render(rd);
+        progress_end(&render_progress);
+        if (s || (s = gp_renderer_read_image(rd, img))) {
             rc = failed("rendering", s, ctx);
             goto done;
         }
@@ -414,5 +467,6 @@ int main(int argc, char **argv)
         return 2;
     }
     free(err);
+    g_opts = &o;
     return o.gpus > 1 ? run_dist(&o) : run(&o);
 }

@@ -38,6 +38,8 @@ void cli_usage(FILE *f)
             "                      way (e.g. the course's reference renderer's output)\n"
             "  --bench N           time N frames (clear + advance + render, synchronized);\n"
             "                      print the mean milliseconds per frame\n"
+            "  --quiet             no progress line (shown on a terminal for CPU renders and\n"
+            "                      --check references that take more than 2 seconds)\n"
             "  --help              this text\n");
 }
 
@@ -89,6 +91,9 @@ int cli_parse_args(int argc, char **argv, cli_options *o, char *err, size_t errl
             return CLI_HELP;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
+            continue;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
             continue;
         }
         if (strncmp(a, "--", 2) != 0) return bad_arg(err, errlen, "unexpected argument '%s'", a);

@@ -17,6 +17,7 @@ typedef struct cli_options {
     gp_backend backend;
     long threads;
     int check;
+    int quiet; /* --quiet: no progress line */
     long bench;
     long gpus; /* ranks: 1 = one context; N = gp_dist_renderer over N GPUs (or N CPU ranks) */
 } cli_options;
