@@ -54,3 +54,29 @@ C
 cmake -S "$CONSUMER" -B "$CONSUMER/build" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
 cmake --build "$CONSUMER/build" >/dev/null
 "$CONSUMER/build/consumer" >/dev/null && echo "ok: find_package(gpuprim) consumer built and ran"
+
+# The Debian packages (cpack -G DEB): unpacked into a scratch root, as dpkg
+# would install them, then used as an outsider would.
+if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
+    DEBS="$PREFIX/debs"; ROOT="$PREFIX/root"; mkdir -p "$DEBS" "$ROOT"
+    (cd "$BUILD" && cpack -G DEB -B "$DEBS" >"$DEBS/cpack.log" 2>&1) || { echo "FAIL: cpack -G DEB"; cat "$DEBS/cpack.log"; exit 1; }
+    for pkg in libgpuprim0 libgpuprim-dev gpuprim-renderer; do
+        deb=$(ls "$DEBS"/${pkg}_*.deb 2>/dev/null | head -1)
+        [ -n "$deb" ] || { echo "FAIL: no $pkg package"; exit 1; }
+        dpkg-deb -x "$deb" "$ROOT"
+        echo "ok: $(basename "$deb"): Depends: $(dpkg-deb -f "$deb" Depends)"
+    done
+    dpkg-deb -f "$DEBS"/libgpuprim-dev_*.deb Depends | grep -q "libgpuprim0 (= " || { echo "FAIL: -dev does not pin the runtime"; exit 1; }
+    PC=$(dirname "$(find "$ROOT" -name gpuprim.pc | head -1)")
+    for src in examples/*.c; do
+        exe="$DEBS/$(basename "$src" .c)"
+        cc -std=c99 -Wall -Wextra -Werror "$src" -o "$exe" $(PKG_CONFIG_PATH="$PC" pkg-config --cflags --libs gpuprim)
+        GP_BACKEND=cpu "$exe" >/dev/null || { echo "FAIL: $src against the packages"; exit 1; }
+    done
+    echo "ok: the examples built against the unpacked packages (pkg-config) and ran"
+    "$ROOT/usr/bin/renderer" --scene rgb --size 64 --backend cpu --quiet --output "$DEBS/rgb.png" >/dev/null ||
+        { echo "FAIL: the packaged renderer"; exit 1; }
+    echo "ok: the packaged renderer ran (its RPATH finds the packaged library)"
+else
+    echo "NOTE: cpack or dpkg-deb missing: the Debian packages were not checked"
+fi
