@@ -268,6 +268,20 @@ static size_t collect(job *j, void *got, size_t es, size_t want_total)
     return off;
 }
 
+/* Run fn on every rank into poisoned outputs (elements of es bytes, room for
+ * n + 1 a rank) and hold the gathered results against want[0, want_n). */
+static void expect_selection(job *j, gp_comm_fn fn, size_t es, gp_dtype d, const void *want, size_t want_n,
+                             const char *what)
+{
+    unsigned char *got = gpt_malloc(want_n * es + es);
+    poisoned(j, j->out, es, 1);
+    run(j, fn);
+    assert_int_equal(collect(j, got, es, want_n), want_n);
+    expect_equal(want, got, d, want_n, what);
+    free_bufs(j, j->out);
+    free(got);
+}
+
 static void selections(void **state)
 {
     gp_backend b = backend_of(gpt_ctx(state));
@@ -278,11 +292,10 @@ static void selections(void **state)
         make_world(&w, b, counts[ci], 0);
         for (ti = 0; ti < (int)COUNT(totals); ti++)
             for (pi = 0; pi < 4; pi++) {
-                size_t total = totals[ti], i, want_n, got_n;
+                size_t total = totals[ti], i, want_n;
                 int32_t *all = gpt_malloc(total * 4 + 4), *want = gpt_malloc(total * 4 + 4);
-                int32_t *got = gpt_malloc(total * 4 + 4);
                 unsigned char *fl = gpt_malloc(total + 1);
-                uint64_t *wi = gpt_malloc(total * 8 + 8), *gi = gpt_malloc(total * 8 + 8);
+                uint64_t *wi = gpt_malloc(total * 8 + 8);
                 job j;
                 memset(&j, 0, sizeof j);
                 j.w = &w;
@@ -295,38 +308,19 @@ static void selections(void **state)
                 scatter(&j, j.in, all, 4);
                 scatter(&j, j.flags, fl, 1);
 
-                poisoned(&j, j.out, 4, 1);
-                run(&j, compact_rank);
                 gpi_cpu_compact(GP_INT32, all, fl, GP_UINT8_FLAGS, want, total, &want_n);
-                got_n = collect(&j, got, 4, want_n);
-                assert_int_equal(got_n, want_n);
-                expect_equal(want, got, GP_INT32, want_n, "gp_dist_compact");
-                free_bufs(&j, j.out);
-
-                poisoned(&j, j.out, 8, 1);
-                run(&j, compact_indices_rank);
+                expect_selection(&j, compact_rank, 4, GP_INT32, want, want_n, "gp_dist_compact");
                 gpi_cpu_compact_indices(fl, GP_UINT8_FLAGS, wi, total, &want_n);
-                got_n = collect(&j, gi, 8, want_n);
-                assert_int_equal(got_n, want_n);
-                expect_equal(wi, gi, GP_UINT64, want_n, "gp_dist_compact_indices");
-                free_bufs(&j, j.out);
-
-                poisoned(&j, j.out, 8, 1);
-                run(&j, repeats_rank);
+                expect_selection(&j, compact_indices_rank, 8, GP_UINT64, wi, want_n, "gp_dist_compact_indices");
                 gpi_cpu_find_repeats(GP_INT32, all, total, wi, &want_n);
-                got_n = collect(&j, gi, 8, want_n);
-                assert_int_equal(got_n, want_n);
-                expect_equal(wi, gi, GP_UINT64, want_n, "gp_dist_find_repeats");
-                free_bufs(&j, j.out);
+                expect_selection(&j, repeats_rank, 8, GP_UINT64, wi, want_n, "gp_dist_find_repeats");
 
                 free_bufs(&j, j.in);
                 free_bufs(&j, j.flags);
                 free(all);
                 free(want);
-                free(got);
                 free(fl);
                 free(wi);
-                free(gi);
             }
         free_world(&w);
     }
@@ -339,8 +333,8 @@ static void repeats_float_edges(void **state)
     const float nan = NAN;
     const float all[] = {1.f, nan, nan, -0.f, 0.f, 2.f, 2.f, 3.f};
     const size_t total = COUNT(all);
-    uint64_t want[8], got[8];
-    size_t want_n, got_n;
+    uint64_t want[8];
+    size_t want_n;
     int counts[8], nc = rank_counts(b, counts), ci;
     for (ci = 0; ci < nc; ci++) {
         world w;
@@ -351,14 +345,9 @@ static void repeats_float_edges(void **state)
         j.dtype = GP_FLOAT32;
         split(total, w.n, 0, j.n);
         scatter(&j, j.in, all, 4);
-        poisoned(&j, j.out, 8, 1);
-        run(&j, repeats_rank);
         gpi_cpu_find_repeats(GP_FLOAT32, all, total, want, &want_n);
         assert_int_equal(want_n, 2); /* (3, 4) and (5, 6) */
-        got_n = collect(&j, got, 8, want_n);
-        assert_int_equal(got_n, want_n);
-        expect_equal(want, got, GP_UINT64, want_n, "float repeats");
-        free_bufs(&j, j.out);
+        expect_selection(&j, repeats_rank, 8, GP_UINT64, want, want_n, "float repeats");
         free_bufs(&j, j.in);
         free_world(&w);
     }
