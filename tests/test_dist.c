@@ -142,6 +142,18 @@ static void free_bufs(job *j, void **bufs)
     for (r = 0; r < j->w->n; r++) gpt_buffer_free(j->w->ctx[r], bufs[r]);
 }
 
+/* Download every rank's first n[r] units (of unit bytes) of bufs into
+ * `all`, in rank order. */
+static void gather(job *j, void **bufs, void *all, size_t unit)
+{
+    size_t off = 0;
+    int r;
+    for (r = 0; r < j->w->n; r++) {
+        if (j->n[r]) gpt_buffer_to(j->w->ctx[r], (char *)all + off * unit, bufs[r], j->n[r] * unit);
+        off += j->n[r];
+    }
+}
+
 static void run(job *j, gp_comm_fn fn)
 {
     gp_status s = gp_comm_run(j->w->comm, j->w->n, fn, j);
@@ -182,7 +194,7 @@ static void scan_and_reduce(void **state)
             for (di = 0; di < (int)COUNT(dtypes); di++)
                 for (oi = 0; oi < (int)COUNT(ops); oi++) {
                     gp_dtype d = dtypes[di];
-                    size_t total = totals[ti], es = gp_dtype_size(d), off = 0;
+                    size_t total = totals[ti], es = gp_dtype_size(d);
                     unsigned char *all = gpt_malloc(total * es + 1), *want = gpt_malloc(total * es + 1);
                     unsigned char *got = gpt_malloc(total * es + 1), red[8];
                     job j;
@@ -203,10 +215,7 @@ static void scan_and_reduce(void **state)
                         poisoned(&j, j.out, es, 0);
                         run(&j, scan_rank);
                         gpi_cpu_scan(d, ops[oi], j.kind, all, want, total);
-                        for (r = 0, off = 0; r < w.n; r++) {
-                            if (j.n[r]) gpt_buffer_to(w.ctx[r], got + off * es, j.out[r], j.n[r] * es);
-                            off += j.n[r];
-                        }
+                        gather(&j, j.out, got, es);
                         /* exact: integer sums, min, max, and float sums of small integers */
                         expect_equal(want, got, d, total, "gp_dist_scan");
                         free_bufs(&j, j.out);
@@ -376,11 +385,10 @@ static void stencil_rows(void **state)
             for (bi = 0; bi < 3; bi++)
                 for (di = 0; di < 2; di++) {
                     gp_dtype d = di ? GP_FLOAT64 : GP_FLOAT32;
-                    size_t rows = shapes[si][0], cols = shapes[si][1], es = gp_dtype_size(d), off, row_b = cols * es;
+                    size_t rows = shapes[si][0], cols = shapes[si][1], es = gp_dtype_size(d), row_b = cols * es;
                     unsigned char *all = gpt_malloc(rows * row_b), *want = gpt_malloc(rows * row_b);
                     unsigned char *got = gpt_malloc(rows * row_b);
                     job j;
-                    int r;
                     pi = (si + bi + di) % 4;
                     memset(&j, 0, sizeof j);
                     j.w = &w;
@@ -393,10 +401,7 @@ static void stencil_rows(void **state)
                     poisoned(&j, j.out, row_b, 0);
                     run(&j, stencil_rank);
                     gpi_cpu_stencil_2d(d, &w5, bounds[bi], all, want, rows, cols);
-                    for (r = 0, off = 0; r < w.n; r++) {
-                        if (j.n[r]) gpt_buffer_to(w.ctx[r], got + off * row_b, j.out[r], j.n[r] * row_b);
-                        off += j.n[r];
-                    }
+                    gather(&j, j.out, got, row_b);
                     if (memcmp(want, got, rows * row_b) != 0)
                         fail_msg("gp_dist_stencil_2d %zux%zu %s boundary %d, %d ranks split %d: differs", rows, cols,
                                  gpt_dtype_name(d), (int)bounds[bi], w.n, pi);
@@ -581,10 +586,14 @@ static void rgb8_images(void **state)
 }
 
 /* ---- failures: every rank errs, nothing is written, nothing hangs ------------------------ */
+/* The last rank passes a bad argument: NULL output, an output overlapping its
+ * input, a size whose byte count overflows. It gets the one-context status,
+ * every other rank GP_ERROR_COMM naming it, and no output changes. */
 static void bad_argument_on_one_rank(void **state)
 {
+    static const gp_status want[] = {GP_ERROR_INVALID_ARGUMENT, GP_ERROR_OVERLAP, GP_ERROR_SIZE_OVERFLOW};
     gp_backend b = backend_of(gpt_ctx(state));
-    int counts[8], nc = rank_counts(b, counts), ci, r;
+    int counts[8], nc = rank_counts(b, counts), ci, r, k;
     for (ci = 0; ci < nc; ci++) {
         world w;
         job j;
@@ -600,17 +609,27 @@ static void bad_argument_on_one_rank(void **state)
         gpt_fill_random(GP_INT32, vals, 64, 0);
         scatter(&j, j.in, vals, 4);
         poisoned(&j, j.out, 4, 0);
-        /* the last rank passes a NULL output */
-        gpt_buffer_free(w.ctx[w.n - 1], j.out[w.n - 1]);
-        j.out[w.n - 1] = NULL;
-        assert_int_not_equal(gp_comm_run(w.comm, w.n, scan_rank, &j), GP_SUCCESS);
-        assert_non_null(strstr(gp_context_last_error(w.ctx[0]), "rank"));
-        for (r = 0; r < w.n; r++) {
-            assert_int_equal(j.st[r], r == w.n - 1 ? GP_ERROR_INVALID_ARGUMENT : GP_ERROR_COMM);
-            if (j.out[r]) gpt_expect_untouched(w.ctx[r], j.out[r], 32);
+        for (k = 0; k < 3; k++) {
+            const int last = w.n - 1;
+            void *good_out = j.out[last], *good_in = j.in[last];
+            if (k == 0) j.out[last] = NULL;
+            if (k == 1) { /* out starts inside in: overlapping, not equal */
+                j.in[last] = good_out;
+                j.out[last] = (char *)good_out + 4;
+                j.n[last] = 4;
+            }
+            if (k == 2) j.n[last] = SIZE_MAX / 2;
+            assert_int_not_equal(gp_comm_run(w.comm, w.n, scan_rank, &j), GP_SUCCESS);
+            assert_non_null(strstr(gp_context_last_error(w.ctx[0]), "rank"));
+            j.out[last] = good_out;
+            j.in[last] = good_in;
+            j.n[last] = 8;
+            for (r = 0; r < w.n; r++) {
+                assert_int_equal(j.st[r], r == last ? want[k] : GP_ERROR_COMM);
+                gpt_expect_untouched(w.ctx[r], j.out[r], 32);
+            }
         }
         /* the communicator is still usable afterwards */
-        j.out[w.n - 1] = gpt_poisoned_buffer(w.ctx[w.n - 1], 32);
         run(&j, scan_rank);
         free_bufs(&j, j.in);
         free_bufs(&j, j.out);
