@@ -43,30 +43,31 @@ gp_status reduce_launch(gp_context *ctx, const T *in, Offset n, T identity, T *d
     return gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce");
 }
 
+/* One launch, n > 0, 32-bit offsets when n fits. */
+template <typename T, typename Op>
+gp_status reduce_into(gp_context *ctx, const T *in, size_t n, T identity, T *d_result)
+{
+    return n <= (size_t)INT32_MAX ? reduce_launch<T, Op, int>(ctx, in, (int)n, identity, d_result)
+                                  : reduce_launch<T, Op, size_t>(ctx, in, n, identity, d_result);
+}
+
 /* result_dev != NULL: the result stays on the device there, nothing waits. */
 template <typename T, typename Op>
 gp_status reduce_op(gp_context *ctx, const void *in_, size_t n, T identity, void *result_host, void *result_dev)
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const T *in = (const T *)in_;
+    T *host = (T *)ctx->pinned;
+    gp_status s;
     if (result_dev) {
-        if (n > 0)
-            return n <= (size_t)INT32_MAX ? reduce_launch<T, Op, int>(ctx, in, (int)n, identity, (T *)result_dev)
-                                          : reduce_launch<T, Op, size_t>(ctx, in, n, identity, (T *)result_dev);
+        if (n > 0) return reduce_into<T, Op>(ctx, in, n, identity, (T *)result_dev);
         return gpi_cuda_status(ctx, cudaMemcpyAsync(result_dev, &identity, sizeof(T), cudaMemcpyHostToDevice, stream),
                                "reduce identity copy");
     }
     /* CUB writes the result straight into the context's mapped page-locked
      * buffer: no copy operation after the kernels. */
-    T *host = (T *)ctx->pinned;
-    gp_status s;
     *host = identity; /* what n == 0 returns */
-    if (n > 0) {
-        T *d_result = (T *)ctx->pinned_dev;
-        s = n <= (size_t)INT32_MAX ? reduce_launch<T, Op, int>(ctx, in, (int)n, identity, d_result)
-                                   : reduce_launch<T, Op, size_t>(ctx, in, n, identity, d_result);
-        if (s) return s;
-    }
+    if (n > 0 && (s = reduce_into<T, Op>(ctx, in, n, identity, (T *)ctx->pinned_dev))) return s;
     /* Also for n == 0: the call is documented to synchronize the stream. */
     if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "reduce cudaStreamSynchronize"))) return s;
     std::memcpy(result_host, host, sizeof(T)); /* written only on success */
