@@ -11,6 +11,11 @@
  * kTile): bands are whole tile rows, so no tile straddles two ranks. */
 #define GPI_RENDER_TILE 16
 
+/* Band `part` of `parts` of an image `height` pixels tall: tile rows
+ * [*ty0, *ty1) and pixel rows [*y0, *y1) (the last band ends at height).
+ * The one place the partition is defined. */
+void gpi_render_band(int height, int part, int parts, int *ty0, int *ty1, int *y0, int *y1);
+
 /* A renderer for band `part` of `parts` of a width x height image: tile rows
  * [T*part/parts, T*(part+1)/parts) of its T tile rows (possibly none).
  * gp_renderer_create is part 0 of 1. */

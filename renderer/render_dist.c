@@ -63,10 +63,8 @@ gp_status gp_dist_renderer_render(gp_dist_renderer *r)
 /* Pixel rows of rank q's band, as gpi_renderer_create_band cuts them. */
 static void band_of(const gp_dist_renderer *r, int q, size_t *row0, size_t *rows)
 {
-    const long long tiles_y = (r->height + GPI_RENDER_TILE - 1) / GPI_RENDER_TILE;
-    long long y0 = tiles_y * q / r->comm->size * GPI_RENDER_TILE;
-    long long y1 = tiles_y * (q + 1) / r->comm->size * GPI_RENDER_TILE;
-    if (y1 > r->height) y1 = r->height;
+    int ty0, ty1, y0, y1;
+    gpi_render_band(r->height, q, r->comm->size, &ty0, &ty1, &y0, &y1);
     *row0 = (size_t)y0;
     *rows = (size_t)(y1 - y0);
 }

@@ -12,6 +12,7 @@ struct gp_renderer {
     gp_context *ctx;
     int width, height;
     int band_ty0, band_ty1; /* tile rows drawn: all, or a distributed rank's band */
+    int band_y0, band_y1;   /* ... as pixel rows */
     gpi_cpu_renderer *cpu;
     gpi_cuda_renderer *cuda;
     int has_scene, rendered;
@@ -28,7 +29,6 @@ gp_status gpi_renderer_create_band(gp_renderer **out, gp_context *ctx, int width
 {
     gp_renderer *r;
     gp_status st;
-    int tiles_y;
     if (!out || gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
     if ((st = gpi_render_check_size(width, height)))
         return gpi_error(ctx, st, "gp_renderer_create: image size %dx%d outside 1..%d", width, height,
@@ -39,9 +39,7 @@ gp_status gpi_renderer_create_band(gp_renderer **out, gp_context *ctx, int width
     r->ctx = ctx;
     r->width = width;
     r->height = height;
-    tiles_y = (height + GPI_RENDER_TILE - 1) / GPI_RENDER_TILE;
-    r->band_ty0 = (int)((long long)tiles_y * part / parts);
-    r->band_ty1 = (int)((long long)tiles_y * (part + 1) / parts);
+    gpi_render_band(height, part, parts, &r->band_ty0, &r->band_ty1, &r->band_y0, &r->band_y1);
     if (ctx->backend == GP_BACKEND_CUDA)
         st = gpi_cuda_renderer_create(ctx, width, height, r->band_ty0, r->band_ty1, &r->cuda);
     else st = gpi_cpu_renderer_create(width, height, r->band_ty0, r->band_ty1, &r->cpu);
@@ -105,10 +103,19 @@ gp_status gp_renderer_set_progress(gp_renderer *r, gp_progress_fn fn, void *user
     return GP_SUCCESS;
 }
 
+void gpi_render_band(int height, int part, int parts, int *ty0, int *ty1, int *y0, int *y1)
+{
+    const long long tiles_y = (height + GPI_RENDER_TILE - 1) / GPI_RENDER_TILE;
+    *ty0 = (int)(tiles_y * part / parts);
+    *ty1 = (int)(tiles_y * (part + 1) / parts);
+    *y0 = *ty0 * GPI_RENDER_TILE;
+    *y1 = *ty1 * GPI_RENDER_TILE < height ? *ty1 * GPI_RENDER_TILE : height;
+}
+
 void gpi_renderer_band(const gp_renderer *r, int *row_begin, int *row_end)
 {
-    *row_begin = r->band_ty0 * GPI_RENDER_TILE;
-    *row_end = r->band_ty1 * GPI_RENDER_TILE < r->height ? r->band_ty1 * GPI_RENDER_TILE : r->height;
+    *row_begin = r->band_y0;
+    *row_end = r->band_y1;
 }
 
 gp_status gpi_renderer_rgb8(gp_renderer *r, unsigned char *rgb)
