@@ -249,6 +249,17 @@ gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, int wait)
     return comm->hub ? gpi_hub_p2p(comm, ops, nops) : gpi_nccl_p2p(comm, ops, nops, wait);
 }
 
+const gpi_p2p *gpi_p2p_match(const gpi_p2p *ops, int i, int me, const gpi_p2p *peer_ops, int peer_nops)
+{
+    int j, k = 0;
+    for (j = 0; j < i; j++) k += !ops[j].send && ops[j].peer == ops[i].peer;
+    for (j = 0; j < peer_nops; j++) {
+        if (!peer_ops[j].send || peer_ops[j].peer != me || k-- > 0) continue;
+        return peer_ops[j].bytes == ops[i].bytes ? &peer_ops[j] : NULL;
+    }
+    return NULL;
+}
+
 gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
 {
     gp_status s;

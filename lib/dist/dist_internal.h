@@ -41,6 +41,11 @@ typedef struct gpi_p2p {
     size_t bytes;
 } gpi_p2p;
 
+/* The send that receive ops[i] takes, by the matching rule above: the k-th
+ * send to `me` in the peer's group (peer_ops), k counting the receives from
+ * that peer before ops[i]. NULL when there is none or its size differs. */
+const gpi_p2p *gpi_p2p_match(const gpi_p2p *ops, int i, int me, const gpi_p2p *peer_ops, int peer_nops);
+
 /* Check the communicator (not NULL, not failed) and enter its context. */
 gp_status gpi_comm_enter(gp_comm *comm);
 

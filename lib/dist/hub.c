@@ -121,20 +121,12 @@ gp_status gpi_hub_p2p(gp_comm *comm, const gpi_p2p *ops, int nops)
     h->posts[comm->rank].nops = nops;
     if ((s = hub_barrier(comm))) return s;
     for (i = 0; i < nops; i++) {
-        /* The k-th receive from q takes the k-th send from q to this rank. */
-        int q = ops[i].peer, k = 0, j, taken = 0;
         const hub_post *p;
+        const gpi_p2p *send;
         if (ops[i].send) continue;
-        for (j = 0; j < i; j++) k += !ops[j].send && ops[j].peer == q;
-        p = &h->posts[q];
-        for (j = 0; j < p->nops && !taken; j++) {
-            if (!p->ops[j].send || p->ops[j].peer != comm->rank) continue;
-            if (k-- > 0) continue;
-            if (p->ops[j].bytes != ops[i].bytes) bad = GP_ERROR_INTERNAL;
-            else memcpy(ops[i].buf, p->ops[j].buf, ops[i].bytes);
-            taken = 1;
-        }
-        if (!taken) bad = GP_ERROR_INTERNAL;
+        p = &h->posts[ops[i].peer];
+        if ((send = gpi_p2p_match(ops, i, comm->rank, p->ops, p->nops))) memcpy(ops[i].buf, send->buf, ops[i].bytes);
+        else bad = GP_ERROR_INTERNAL;
     }
     s = hub_barrier(comm);
     if (bad) return gpi_error(comm->ctx, bad, "rank %d: unmatched point-to-point transfer", comm->rank);

@@ -312,22 +312,18 @@ gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, int wait)
     ncclComm_t nc = (ncclComm_t)c->nccl;
     gp_status s = GP_SUCCESS;
     ncclResult_t r = ncclSuccess;
-    int i, j;
+    int i;
     if (!nc) return gpi_error(c->ctx, GP_ERROR_COMM, "rank %d: communicator aborted", c->rank);
     /* Transfers to this rank itself are copies: the k-th receive from self
      * takes the k-th send to self. */
     for (i = 0; i < nops && !s; i++) {
-        int k = 0, taken = 0;
+        const gpi_p2p *send;
         if (ops[i].send || ops[i].peer != c->rank) continue;
-        for (j = 0; j < i; j++) k += !ops[j].send && ops[j].peer == c->rank;
-        for (j = 0; j < nops && !taken; j++) {
-            if (!ops[j].send || ops[j].peer != c->rank || k-- > 0) continue;
-            s = gpi_cuda_status(c->ctx,
-                                cudaMemcpyAsync(ops[i].buf, ops[j].buf, ops[i].bytes, cudaMemcpyDeviceToDevice, st),
+        if (!(send = gpi_p2p_match(ops, i, c->rank, ops, nops)))
+            s = gpi_error(c->ctx, GP_ERROR_INTERNAL, "unmatched receive from self");
+        else
+            s = gpi_cuda_status(c->ctx, cudaMemcpyAsync(ops[i].buf, send->buf, ops[i].bytes, cudaMemcpyDeviceToDevice, st),
                                 "p2p copy to self");
-            taken = 1;
-        }
-        if (!taken) s = gpi_error(c->ctx, GP_ERROR_INTERNAL, "unmatched receive from self");
     }
     if (s) return s;
     g_nccl.GroupStart();
