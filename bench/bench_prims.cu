@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -104,7 +105,7 @@ static double g_copy_gbps = 0.0; /* the 2^28 (quick: 2^24) copy ceiling */
 static FILE *g_csv = nullptr;
 
 static const char *const k_groups[] = {"copy", "scan", "reduce", "compact", "find_repeats", "transpose",
-                                       "stencil"};
+                                       "stencil", "sort"};
 
 static bool group_on(const char *name)
 {
@@ -1046,6 +1047,79 @@ static void group_stencil()
     add_row(r);
 }
 
+/* ---- sort ------------------------------------------------------------------------------ */
+
+/* One sort row: gp_sort_keys / gp_sort_pairs against cub::DeviceRadixSort's
+ * (in, out) form with preallocated temp storage, same input, same bits.
+ * bytes = keys (and values) read and written once: a lower bound on the
+ * traffic (an LSD sort makes a pass per 8 bits). */
+template <typename K>
+static void bench_sort(size_t n, int end_bit, bool pairs, const char *what)
+{
+    const size_t kb = n * sizeof(K), vb = pairs ? n * 4 : 0;
+    DevBuf kin(kb), kout(kb), kref(kb), vin(std::max<size_t>(vb, 16)), vout(std::max<size_t>(vb, 16)),
+        vref(std::max<size_t>(vb, 16));
+    fill_i32(kin.p, kb / 4, 0, 0);
+    if (pairs)
+        fill_i32(vin.p, n, 0, 0);
+    const gp_dtype dt = sizeof(K) == 4 ? GP_UINT32 : GP_UINT64;
+    size_t temp_bytes = 0;
+    if (pairs)
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kin.as<K>(), kref.as<K>(), vin.as<uint32_t>(),
+                                           vref.as<uint32_t>(), n, 0, end_bit, g_stream));
+    else
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, kin.as<K>(), kref.as<K>(), n, 0, end_bit, g_stream));
+    DevBuf temp(std::max<size_t>(temp_bytes, 16));
+    auto cub_sort = [&]() {
+        if (pairs)
+            CK(cub::DeviceRadixSort::SortPairs(temp.p, temp_bytes, kin.as<K>(), kref.as<K>(), vin.as<uint32_t>(),
+                                               vref.as<uint32_t>(), n, 0, end_bit, g_stream));
+        else
+            CK(cub::DeviceRadixSort::SortKeys(temp.p, temp_bytes, kin.as<K>(), kref.as<K>(), n, 0, end_bit,
+                                              g_stream));
+    };
+    auto ours = [&]() {
+        if (pairs)
+            GP(gp_sort_pairs(g_ctx, dt, GP_SORT_ASCENDING, kin.p, kout.p, 4, vin.p, vout.p, n, 0, end_bit));
+        else
+            GP(gp_sort_keys(g_ctx, dt, GP_SORT_ASCENDING, kin.p, kout.p, n, 0, end_bit));
+    };
+    poison(kout.p, kb);
+    if (pairs)
+        poison(vout.p, vb);
+    ours();
+    cub_sort();
+    DiffCount d = diff_exact(kout.p, kref.p, kb);
+    if (pairs && d.count == 0)
+        d = diff_exact(vout.p, vref.p, vb);
+    Row r;
+    r.op = "sort";
+    char size[64];
+    snprintf(size, sizeof size, "%s %s", pow2_or_dec(n).c_str(), what);
+    r.size = size;
+    r.bytes = 2.0 * (double)(kb + vb);
+    r.status = check_status(d, "sort");
+    r.ours = time_calls([&](long) { ours(); }, 1);
+    r.anc = time_calls([&](long) { cub_sort(); }, 1);
+    r.has_anchor = true;
+    r.anchor = pairs ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys";
+    char note[160];
+    snprintf(note, sizeof note, "bits [0,%d); GB/s counts one read + one write of keys%s", end_bit,
+             pairs ? " and values" : "");
+    r.note = note;
+    add_row(r);
+}
+
+static void group_sort()
+{
+    const size_t n28 = g_opt.quick ? (size_t(1) << 24) : (size_t(1) << 28);
+    const size_t n26 = g_opt.quick ? (size_t(1) << 22) : (size_t(1) << 26);
+    bench_sort<uint32_t>(n28, 32, false, "u32 keys");
+    bench_sort<uint32_t>(n28, 16, false, "u32 keys 16 bits");
+    bench_sort<uint32_t>(n28, 32, true, "u32+u32 pairs");
+    bench_sort<uint64_t>(n26, 64, false, "u64 keys");
+}
+
 /* ---- targets (DESIGN.md section 5), full-size runs only ---------------------------------------- */
 
 static const Row *find_row(const char *op, const char *size_prefix, const char *anchor_prefix, const char *variant)
@@ -1096,6 +1170,10 @@ static void print_targets()
     if ((r = find_row("stencil", "16384x16384", "naive", "")))
         target_line("stencil 16384^2 f32: >= 90% of copy", r, frac(r) >= 0.90, "%.1f%% of copy, %.2fx naive",
                     100 * frac(r), ratio(r));
+    for (const Row &x : g_rows)
+        if (x.op == "sort")
+            target_line("sort: >= 1.0x CUB DeviceRadixSort", &x, ratio(&x) >= 1.0, "%s: %.3f ms, %.3fx CUB",
+                        x.size.c_str(), x.ours.med_ms, ratio(&x));
 }
 
 /* ---- main ------------------------------------------------------------------------------------ */
@@ -1103,7 +1181,7 @@ static void print_targets()
 static void usage(const char *argv0)
 {
     printf("usage: %s [--csv FILE] [--quick] [--only GROUP[,GROUP...]] [--reps N] [--warmup N] [--device N]\n"
-           "  groups: copy scan reduce compact find_repeats transpose stencil\n"
+           "  groups: copy scan reduce compact find_repeats transpose stencil sort\n"
            "  (the copy ceiling row is always measured: it is the frac column's reference)\n",
            argv0);
 }
@@ -1272,6 +1350,8 @@ int main(int argc, char **argv)
         group_transpose();
     if (group_on("stencil"))
         group_stencil();
+    if (group_on("sort"))
+        group_sort();
 
     CK(cudaStreamSynchronize(g_stream));
     CK(cudaGetLastError());

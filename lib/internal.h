@@ -99,7 +99,49 @@ gp_status gpi_stencil_2d_check(gp_context *ctx, const char *fn, gp_dtype dtype, 
 gp_status gpi_stencil_2d_run(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
                              const void *in, void *out, size_t rows, size_t cols);
 
+/* A checked sort call (lib/sort.c), as the backends receive it. */
+typedef struct gpi_sort_args {
+    gp_dtype key_dtype;
+    int descending;
+    const void *keys_in;
+    void *keys_out;
+    size_t value_size;      /* 0: keys only */
+    const void *values_in;  /* NULL with value_size != 0: the indices */
+    void *values_out;
+    size_t n;
+    int begin_bit, end_bit; /* begin_bit < end_bit */
+} gpi_sort_args;
+
+/* The order image of a float key (see gpuprim.h) and back; the CPU and CUDA
+ * backends (host and device code) both use these. */
+#ifdef __CUDACC__
+#define GPI_HOSTDEV __host__ __device__
+#else
+#define GPI_HOSTDEV
+#endif
+static inline GPI_HOSTDEV uint32_t gpi_f32_image(uint32_t b)
+{
+    b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+    return b - 0x7fffffu;
+}
+static inline GPI_HOSTDEV uint32_t gpi_f32_from_image(uint32_t u)
+{
+    u += 0x7fffffu;
+    return (u & 0x80000000u) ? (u ^ 0x80000000u) : ~u;
+}
+static inline GPI_HOSTDEV uint64_t gpi_f64_image(uint64_t b)
+{
+    b = (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+    return b - 0xfffffffffffffull;
+}
+static inline GPI_HOSTDEV uint64_t gpi_f64_from_image(uint64_t u)
+{
+    u += 0xfffffffffffffull;
+    return (u >> 63) ? (u ^ 0x8000000000000000ull) : ~u;
+}
+
 /* ---- CPU backend (lib/cpu/): arguments already checked ------------------ */
+gp_status gpi_cpu_sort(const gpi_sort_args *a, int threads);
 gp_status gpi_cpu_scan(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n);
 /* The same with the running value started from *seed (one element of the
  * dtype, host memory) instead of the identity; seed NULL is gpi_cpu_scan. */
@@ -142,6 +184,17 @@ gp_status gpi_cuda_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3
                               const void *in, void *out, size_t n);
 gp_status gpi_cuda_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *w, gp_boundary b,
                               const void *in, void *out, size_t rows, size_t cols);
+
+gp_status gpi_cuda_sort(gp_context *ctx, const gpi_sort_args *a);
+/* For layers above the primitives that own their buffers (the renderer):
+ * sort n unsigned keys (GP_UINT32 or GP_UINT64) of `keys` ascending on bits
+ * [begin_bit, end_bit), ping-ponging with `alt` (n keys); *in_alt becomes 1
+ * when the sorted keys end in alt. tmp is temporary storage of tmp_bytes,
+ * at least what gpi_cuda_sort_tmp_bytes gives for the same n and bits. */
+gp_status gpi_cuda_sort_tmp_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit, int end_bit,
+                                  size_t *tmp_bytes);
+gp_status gpi_cuda_sort_ping_pong(gp_context *ctx, gp_dtype key_dtype, void *keys, void *alt, size_t n,
+                                  int begin_bit, int end_bit, void *tmp, size_t tmp_bytes, int *in_alt);
 
 /* Map a cudaError_t (passed as int so C files need no CUDA header) to a
  * status, recording cudaGetErrorName and `what` on the context.

@@ -57,11 +57,11 @@ extern "C" {
 
 /* ---- version ------------------------------------------------------------ */
 #define GP_VERSION_MAJOR 0
-#define GP_VERSION_MINOR 2
+#define GP_VERSION_MINOR 3
 #define GP_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH, as zstd does. */
 #define GP_VERSION_NUMBER (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)
-#define GP_VERSION_STRING "0.2.0"
+#define GP_VERSION_STRING "0.3.0"
 
 /* The version of the library actually loaded (compare with GP_VERSION_NUMBER
  * to detect a header/library mismatch). Never fails. */
@@ -247,6 +247,46 @@ GP_API gp_status gp_compact_indices(gp_context *ctx, const void *flags, gp_flag_
  * buffers and may not overlap. Synchronizes the stream. */
 GP_API gp_status gp_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in, size_t n,
                                  uint64_t *indices_out, size_t *count_host);
+
+/* ---- sort ------------------------------------------------------------------------
+ * Stable LSD radix sort. Keys of any gp_dtype, ordered as follows:
+ *   - unsigned and signed integers: numerically;
+ *   - floats: IEEE total order, -inf < negative < -0.0 < +0.0 < positive <
+ *     +inf < NaNs. NaNs sort last whatever their sign: positive NaNs
+ *     (ascending by payload) then negative NaNs (descending by payload).
+ *     Every key keeps its bits (NaN payloads, the sign of zero).
+ * Only bits [begin_bit, end_bit) of the key's order image take part; keys
+ * equal on them keep their input order (stable). The order image is the key
+ * itself for unsigned keys, the key with its sign bit flipped for signed
+ * ones, and for floats the IEEE total-order image (sign bit set on positive
+ * values, all bits flipped on negative ones) minus 2^23 - 1 (doubles: 2^52 -
+ * 1) modulo 2^32 (2^64), which moves negative NaNs above positive ones. The
+ * full range is [0, 8 * key size); a narrower one sorts faster (bits known to
+ * be zero, or a key whose high bits are all that matter). begin_bit ==
+ * end_bit copies the input. GP_SORT_DESCENDING gives the reverse order (NaNs
+ * first), equal keys still in input order.
+ *
+ * keys_in/keys_out (and values_in/values_out) are buffers of n elements.
+ * keys_out == keys_in sorts in place (likewise values); any other overlap
+ * among the four is GP_ERROR_OVERLAP. Out of place is the fastest form: in
+ * place and float keys need another n keys (and values) of workspace.
+ * Asynchronous on the CUDA backend; n past 2^32 is supported. */
+typedef enum gp_sort_order {
+    GP_SORT_ASCENDING = 1,
+    GP_SORT_DESCENDING = 2
+} gp_sort_order;
+
+GP_API gp_status gp_sort_keys(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
+                              const void *keys_in, void *keys_out, size_t n, int begin_bit, int end_bit);
+
+/* Key-value pairs: each value travels with its key. value_size is 4 or 8
+ * (bytes, copied as they are). values_in == NULL sorts the indices: values_out
+ * receives the original position of each sorted key, as uint32 (value_size 4,
+ * n <= 2^32, else GP_ERROR_SIZE_OVERFLOW) or uint64 (value_size 8). */
+GP_API gp_status gp_sort_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
+                               const void *keys_in, void *keys_out,
+                               size_t value_size, const void *values_in, void *values_out,
+                               size_t n, int begin_bit, int end_bit);
 
 /* ---- transpose ------------------------------------------------------------------
  * in is a row-major rows x cols matrix of elements of elem_size bytes (4, 8
