@@ -1,0 +1,446 @@
+/* frame.cu - the CUDA tile renderer (DESIGN.md section 4): the renderer
+ * object and the frame's story, step by step; the kernels live in pack.cu,
+ * bin.cu and shade.cu, the device-wide scan and sort are gpuprim's.
+ *
+ * Per frame:
+ *   1. count:  per circle, the 16x16 tiles its pixel box touches, refined by
+ *              a conservative circle-vs-rectangle test (cull.cuh's row_span).
+ *   2. scan:   gpuprim's inclusive sum of the counts (64-bit) -> each circle's slice of
+ *              the (tile, circle) pair array; the total comes to the host
+ *              (the frame's one small synchronizing copy).
+ *   3. emit:   the pairs, as keys (tile << cbits | circle - batch first):
+ *              32-bit when the tile and circle bits fit, else 64-bit with
+ *              cbits = 32; circle by circle, so the array is in draw order.
+ *              Small scenes (kWarpCircleN) count and emit a circle per warp.
+ *              Emit also clears the tile ranges.
+ *   4. sort:   gpuprim's radix sort on the tile bits only. It is stable, so
+ *              each tile's circles stay in draw order.
+ *   5. ranges: [start, end) of each tile in the sorted keys.
+ *   6. shade:  one block per tile (tile_kernel_bands). Chunks of its list
+ *              are culled again per warp band of rows and compacted in order
+ *              into a list per band in shared memory, with the rows' dy*dy
+ *              precomputed; every thread blends its band's list over its
+ *              column of pixels, kept in registers; each pixel is written
+ *              once. Snow scenes use tile_kernel instead: one compacted
+ *              list per chunk, which every warp walks, skipping the circles
+ *              that miss its rows.
+ * Small scenes skip 1-5: each tile's block culls every circle itself, with
+ * tile_kernel (one launch, no host sync). Scenes whose pairs do not fit in
+ * memory are drawn in consecutive circle batches, each blended over the image
+ * of the previous.
+ *
+ * Exactness: the shading is shade.h's gpi_shade, in index order per pixel.
+ * Every file here must be compiled with --fmad=false so that gpi_shade is not
+ * FMA-contracted (the CPU reference is built with -ffp-contract=off). The
+ * culling tests (cull.cuh) use __fmul_rn/__fadd_rn/__fsub_rn, which are never
+ * contracted, so they round exactly as gpi_shade does whatever the flags, and
+ * the count and emit passes always agree.
+ *
+ * Why culling never drops a contribution: for a pixel rectangle, the test
+ * takes the pixel-centre coordinate nearest the circle's centre on each axis
+ * (the centre itself when inside), forms dx, dy, d2 with gpi_shade's own
+ * operations, and keeps the circle unless d2 > r*r. Rounding is monotonic, so
+ * that d2 is <= the d2 gpi_shade computes for any pixel of the rectangle.
+ * The reference also limits each circle to its pixel box: pack_kernel proves
+ * per circle that no pixel outside the box passes d2 <= r*r (true except for
+ * huge coordinates); circles it cannot prove get a per-pixel box check. */
+#include "internal.h"
+#include "render_cuda.h"
+#include "cuda/kernels.cuh"
+
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+
+using namespace gpi_rc;
+
+namespace {
+
+size_t align_up(size_t x) { return (x + P::kAlign - 1) / P::kAlign * P::kAlign; }
+
+unsigned bits_for(uint32_t v) /* bits to hold 0..v, at least 1 */
+{
+    unsigned b = 1;
+    while (b < 32 && (v >> b) != 0) ++b;
+    return b;
+}
+
+} // namespace
+
+/* ---- the renderer object ----------------------------------------------------- */
+
+struct gpi_cuda_renderer {
+    gp_context *ctx;
+    int width, height, tiles_x, tiles_y;
+    uint32_t num_tiles;
+    int band_ty0, band_ty1; /* tile rows drawn: all, or a distributed rank's band */
+    int band_py0, band_py1; /* ... as pixel rows */
+    uint32_t band_tiles;
+    float invW, invH;
+    float4 *image; /* the band's rows */
+    /* the scene, packed by set_scene */
+    size_t n, cap;
+    int snow;
+    float4 *geom, *colour;
+    uint2 *box;
+    uint64_t *incl; /* per circle: pairs up to and including it */
+    uint64_t *dev_misc;  /* 2 words: batch search result */
+    uint64_t *host_misc; /* pinned, 2 words: totals read back */
+};
+
+static cudaStream_t stream_of(const gpi_cuda_renderer *r) { return (cudaStream_t)r->ctx->stream; }
+
+
+static void free_scene(gpi_cuda_renderer *r)
+{
+    cudaFree(r->geom);
+    cudaFree(r->colour);
+    cudaFree(r->box);
+    cudaFree(r->incl);
+    r->geom = r->colour = NULL;
+    r->box = NULL;
+    r->incl = NULL;
+    r->n = r->cap = 0;
+}
+
+extern "C" void gpi_cuda_renderer_destroy(gpi_cuda_renderer *r)
+{
+    if (!r) return;
+    free_scene(r);
+    cudaFree(r->image);
+    cudaFree(r->dev_misc);
+    if (r->host_misc) cudaFreeHost(r->host_misc);
+    (void)cudaGetLastError();
+    free(r);
+}
+
+extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int height, int band_ty0, int band_ty1,
+                                               gpi_cuda_renderer **out)
+{
+    gpi_cuda_renderer *r;
+    size_t bytes;
+    gp_status s;
+    if (!ctx || !out) return GP_ERROR_INVALID_ARGUMENT;
+    if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "image size %dx%d outside 1..%d", width, height,
+                         GP_RENDER_MAX_SIDE);
+    r = (gpi_cuda_renderer *)calloc(1, sizeof(*r));
+    if (!r) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "renderer allocation");
+    r->ctx = ctx;
+    r->width = width;
+    r->height = height;
+    r->tiles_x = (width + P::kTile - 1) / P::kTile;
+    r->tiles_y = (height + P::kTile - 1) / P::kTile;
+    r->num_tiles = (uint32_t)r->tiles_x * (uint32_t)r->tiles_y;
+    r->band_ty0 = band_ty0;
+    r->band_ty1 = band_ty1;
+    r->band_py0 = band_ty0 * P::kTile;
+    r->band_py1 = min(band_ty1 * P::kTile, height);
+    r->band_tiles = (uint32_t)(band_ty1 - band_ty0) * (uint32_t)r->tiles_x;
+    r->invW = 1.f / (float)width; /* as the CPU reference computes them */
+    r->invH = 1.f / (float)height;
+    bytes = (size_t)width * (size_t)(r->band_py1 - r->band_py0) * sizeof(float4);
+    s = bytes ? gpi_cuda_status(ctx, cudaMalloc((void **)&r->image, bytes), "renderer image cudaMalloc") : GP_SUCCESS;
+    if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->dev_misc, 2 * sizeof(uint64_t)), "renderer cudaMalloc");
+    if (!s) s = gpi_cuda_status(ctx, cudaMallocHost((void **)&r->host_misc, 2 * sizeof(uint64_t)), "renderer cudaMallocHost");
+    if (!s && bytes) s = gpi_cuda_status(ctx, cudaMemsetAsync(r->image, 0, bytes, stream_of(r)), "renderer image clear");
+    if (s) {
+        gpi_cuda_renderer_destroy(r);
+        return s;
+    }
+    *out = r;
+    return GP_SUCCESS;
+}
+
+extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_scene *scene)
+{
+    gp_context *ctx;
+    cudaStream_t st;
+    size_t n, off_pos, off_rad, off_col, bytes;
+    char *ws = NULL;
+    gp_status s;
+    if (!r || !scene) return GP_ERROR_INVALID_ARGUMENT;
+    ctx = r->ctx;
+    st = stream_of(r);
+    n = scene->n;
+    if (n > GP_SCENE_MAX_CIRCLES)
+        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "scene of %zu circles (at most %zu)", n,
+                         (size_t)GP_SCENE_MAX_CIRCLES);
+    if (n > 0 && (!scene->position || !scene->radius))
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "scene without positions or radii");
+    if (n > r->cap) {
+        /* Grow (never shrink): a failed growth leaves an empty scene. */
+        free_scene(r);
+        s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->geom, n * sizeof(float4)), "scene cudaMalloc");
+        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->colour, n * sizeof(float4)), "scene cudaMalloc");
+        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->box, n * sizeof(uint2)), "scene cudaMalloc");
+        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->incl, n * sizeof(uint64_t)), "scene cudaMalloc");
+        if (s) {
+            free_scene(r);
+            return s;
+        }
+        r->cap = n;
+    }
+    r->n = 0;
+    r->snow = scene->snow != 0;
+    if (n == 0) return GP_SUCCESS;
+
+    /* Stage the course's n*3 / n arrays in the workspace, then pack. */
+    off_pos = 0;
+    off_rad = align_up(off_pos + 3 * n * sizeof(float));
+    off_col = align_up(off_rad + n * sizeof(float));
+    bytes = off_col + (scene->color ? 3 * n * sizeof(float) : 0);
+    s = gpi_workspace(ctx, bytes, (void **)&ws);
+    if (s) return s;
+    s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_pos, scene->position, 3 * n * sizeof(float),
+                                             cudaMemcpyHostToDevice, st), "scene upload");
+    if (!s) s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_rad, scene->radius, n * sizeof(float),
+                                                     cudaMemcpyHostToDevice, st), "scene upload");
+    if (!s && scene->color)
+        s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_col, scene->color, 3 * n * sizeof(float),
+                                                 cudaMemcpyHostToDevice, st), "scene upload");
+    if (s) return s;
+    s = gpi_cuda_status(ctx,
+                        launch_pack((const float *)(ws + off_pos), (const float *)(ws + off_rad),
+                                    scene->color ? (const float *)(ws + off_col) : NULL, (uint32_t)n, r->width,
+                                    r->height, r->band_py0, r->band_py1, r->invW, r->invH, r->geom, r->colour, r->box,
+                                    st),
+                        "scene pack kernel");
+    if (s) return s;
+    r->n = n;
+    return GP_SUCCESS;
+}
+
+/* The frame's sort-key form: K-bit keys (tile << cbits) | (circle - c0),
+ * sorted on bits [cbits, end_bit). */
+struct KeyForm {
+    bool k32;
+    int cbits, end_bit;
+    uint32_t cmask;
+};
+
+static KeyForm key_form(const gpi_cuda_renderer *r, uint32_t n)
+{
+    KeyForm f;
+    const unsigned tbits = bits_for(r->num_tiles - 1), cb = bits_for(n - 1); /* n >= 1 */
+    f.k32 = P::kKeys32 && tbits + cb <= 32;
+    f.cbits = f.k32 ? (int)cb : 32;
+    f.end_bit = f.cbits + (int)tbits;
+    f.cmask = f.cbits >= 32 ? 0xffffffffu : (1u << f.cbits) - 1u;
+    return f;
+}
+
+/* Shade tiles: binned (list of K keys, ranges) or every circle of [c0, c1). */
+template <typename K>
+static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const K *list, const uint2 *ranges,
+                              uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
+{
+    TileArgs a;
+    a.geom = r->geom;
+    a.colour = r->colour;
+    a.box = r->box;
+    a.list = list;
+    a.ranges = ranges;
+    a.c0 = c0;
+    a.c1 = c1;
+    a.cmask = cmask;
+    a.image = (float4 *)r->image;
+    a.width = r->width;
+    a.height = r->height;
+    a.tiles_x = r->tiles_x;
+    a.tile0 = (uint32_t)r->band_ty0 * (uint32_t)r->tiles_x;
+    a.row0 = r->band_py0;
+    a.invW = r->invW;
+    a.invH = r->invH;
+    a.first = first ? 1 : 0;
+    return gpi_cuda_status(r->ctx, gpi_rc::launch_tiles<K>(a, r->snow != 0, binned, r->band_tiles, stream_of(r)),
+                           "render tile kernel");
+}
+
+/* Unbinned: every circle of [c0, c1). */
+static gp_status launch_tiles_all(gpi_cuda_renderer *r, uint32_t c0, uint32_t c1, bool first)
+{
+    return launch_tiles<uint32_t>(r, false, NULL, NULL, c0, c1, 0u, first);
+}
+
+template <typename K>
+static gp_dtype key_dtype()
+{
+    return sizeof(K) == 4 ? GP_UINT32 : GP_UINT64;
+}
+
+/* Scratch for a batch of up to `pairs` pairs: two key buffers for the sort,
+ * the tile ranges, the sort's own temporary storage. */
+struct PairScratch {
+    void *keys0, *keys1;
+    uint2 *ranges;
+    void *sort_tmp;
+    size_t sort_bytes;
+};
+
+template <typename K>
+static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, const KeyForm &f, PairScratch *ps)
+{
+    size_t key_bytes, off_k1, off_rg, off_tmp, total, sort_bytes = 0;
+    char *ws = NULL;
+    gp_status s = gpi_cuda_sort_tmp_bytes(r->ctx, key_dtype<K>(), pairs, f.cbits, f.end_bit, &sort_bytes);
+    if (s) return s;
+    if (pairs > SIZE_MAX / 4 / sizeof(K)) return GP_ERROR_OUT_OF_MEMORY;
+    key_bytes = align_up((size_t)pairs * sizeof(K));
+    off_k1 = key_bytes;
+    off_rg = off_k1 + key_bytes;
+    off_tmp = off_rg + align_up((size_t)r->num_tiles * sizeof(uint2));
+    total = off_tmp + sort_bytes;
+    s = gpi_workspace(r->ctx, total, (void **)&ws);
+    if (s) return s;
+    ps->keys0 = ws;
+    ps->keys1 = ws + off_k1;
+    ps->ranges = (uint2 *)(ws + off_rg);
+    ps->sort_tmp = ws + off_tmp;
+    ps->sort_bytes = sort_bytes;
+    return GP_SUCCESS;
+}
+
+/* Bin and shade circles [c0, c1), whose pairs are [base, base + np). */
+template <typename K>
+static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint32_t c0, uint32_t c1, uint64_t base,
+                              uint64_t np, const KeyForm &f, bool first)
+{
+    gp_context *ctx = r->ctx;
+    cudaStream_t st = stream_of(r);
+    gp_status s;
+    const K *sorted;
+
+    s = gpi_cuda_status(ctx,
+                        launch_emit<K>(r->geom, r->box, r->incl, c0, c1, base, r->tiles_x, f.cbits, r->invW, r->invH,
+                                       (K *)ps->keys0, ps->ranges, r->num_tiles, st),
+                        "render emit kernel");
+    if (s) return s;
+    {
+        int in_alt = 0;
+        s = gpi_cuda_sort_ping_pong(ctx, key_dtype<K>(), ps->keys0, ps->keys1, np, f.cbits, f.end_bit, ps->sort_tmp,
+                                    ps->sort_bytes, &in_alt);
+        if (s) return s;
+        sorted = (const K *)(in_alt ? ps->keys1 : ps->keys0);
+    }
+    s = gpi_cuda_status(ctx, launch_ranges<K>(sorted, (uint32_t)np, f.cbits, ps->ranges, st), "render ranges kernel");
+    if (s) return s;
+    return launch_tiles<K>(r, true, sorted, ps->ranges, c0, 0, f.cmask, first);
+}
+
+/* 3-6 for the frame whose scan is done and whose pair total is `total`. */
+template <typename K>
+static gp_status render_binned(gpi_cuda_renderer *r, uint32_t n, uint64_t total, const KeyForm &f)
+{
+    gp_context *ctx = r->ctx;
+    cudaStream_t st = stream_of(r);
+    uint64_t desired, floor_pairs, base;
+    bool first, retried = false;
+    PairScratch ps = {NULL, NULL, NULL, NULL, 0};
+    gp_status s;
+    cudaError_t e;
+
+    /* Scratch for as many pairs as fit, halving on allocation failure; no
+     * circle has more pairs than there are tiles. */
+    desired = total < P::kPairCap ? total : P::kPairCap;
+    floor_pairs = desired < r->num_tiles ? desired : r->num_tiles;
+    for (;;) {
+        s = pair_scratch<K>(r, desired, f, &ps);
+        if (s == GP_SUCCESS) break;
+        if (s != GP_ERROR_OUT_OF_MEMORY || desired <= floor_pairs) return s;
+        desired = desired / 2 > floor_pairs ? desired / 2 : floor_pairs;
+        retried = true;
+    }
+    if (retried) gpi_clear_error(ctx); /* recovered by batching */
+
+    /* 3-6, per batch of circles whose pairs fit. */
+    first = true;
+    base = 0;
+    for (uint32_t c0 = 0; c0 < n;) {
+        uint32_t c1;
+        uint64_t end_pairs;
+        if (total - base <= desired) {
+            c1 = n;
+            end_pairs = total;
+        } else {
+            s = gpi_cuda_status(ctx, launch_batch_end(r->incl, c0, n, base + desired, r->dev_misc, st),
+                                "render batch search kernel");
+            if (s) return s;
+            e = cudaMemcpyAsync(r->host_misc, r->dev_misc, 2 * sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
+            if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+            if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render batch search read");
+            c1 = (uint32_t)r->host_misc[0];
+            end_pairs = r->host_misc[1];
+            if (c1 <= c0)
+                return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY,
+                                 "render: circle %u touches more tiles than the scratch memory holds", c0);
+        }
+        if (end_pairs > base) {
+            s = render_batch<K>(r, &ps, c0, c1, base, end_pairs - base, f, first);
+            if (s) return s;
+            first = false;
+        }
+        c0 = c1;
+        base = end_pairs;
+    }
+    if (first) return launch_tiles_all(r, 0, 0, true);
+    return GP_SUCCESS;
+}
+
+extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
+{
+    gp_context *ctx;
+    cudaStream_t st;
+    uint32_t n;
+    uint64_t total;
+    KeyForm f;
+    gp_status s;
+    cudaError_t e;
+
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    ctx = r->ctx;
+    st = stream_of(r);
+    n = (uint32_t)r->n;
+
+    /* Small scenes: no binning, no host sync. */
+    if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->band_tiles <= P::kSmallTests))
+        return launch_tiles_all(r, 0, n, true);
+
+    /* 1-2: count and scan. */
+    s = gpi_cuda_status(ctx, launch_count(r->geom, r->box, n, r->invW, r->invH, r->incl, st), "render count kernel");
+    if (s) return s;
+    /* gpuprim's scan, in place. */
+    s = gpi_cuda_scan(ctx, GP_UINT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, r->incl, r->incl, n);
+    if (s) return s;
+    /* The total comes through pinned memory; the sync waits only for count,
+     * scan and this 8-byte copy (nothing else is queued yet). */
+    e = cudaMemcpyAsync(r->host_misc, r->incl + (n - 1), sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render pair count read");
+    total = r->host_misc[0];
+    if (total == 0) return launch_tiles_all(r, 0, 0, true); /* nothing on screen */
+
+    f = key_form(r, n); /* every batch's circles fit in n's bits */
+    if (f.k32) return render_binned<uint32_t>(r, n, total, f);
+    return render_binned<uint64_t>(r, n, total, f);
+}
+
+extern "C" gp_status gpi_cuda_renderer_rgb8(gpi_cuda_renderer *r, unsigned char *rgb_dev)
+{
+    const size_t n = (size_t)r->width * (size_t)(r->band_py1 - r->band_py0);
+    if (n == 0) return GP_SUCCESS;
+    return gpi_cuda_status(r->ctx, launch_rgb8(r->image, n, rgb_dev, stream_of(r)), "render rgb8 kernel");
+}
+
+extern "C" gp_status gpi_cuda_renderer_read(gpi_cuda_renderer *r, float *rgba_host)
+{
+    cudaStream_t st;
+    cudaError_t e;
+    if (!r || !rgba_host) return GP_ERROR_INVALID_ARGUMENT;
+    st = stream_of(r);
+    e = cudaMemcpyAsync(rgba_host, r->image, (size_t)r->width * (size_t)(r->band_py1 - r->band_py0) * sizeof(float4),
+                        cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    return gpi_cuda_status(r->ctx, e, "render image read");
+}
