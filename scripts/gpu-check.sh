@@ -3,7 +3,7 @@
 # whole test suite with the GPU REQUIRED (a missing GPU fails), run
 # compute-sanitizer over the GPU cases, check the renderer against the CPU
 # reference, and run the benchmarks.
-#   scripts/gpu-check.sh [stage ...]   stages: build test dist large sanitize render bench benchdist
+#   scripts/gpu-check.sh [stage ...]   stages: build test dist large sanitize render bench benchdist renderab
 #                                      (default: all)
 # SANITIZE_TOOLS (default: memcheck racecheck initcheck synccheck) and
 # SANITIZE_TESTS (default: every test program with CUDA cases) narrow the
@@ -18,6 +18,9 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 BUILD=${BUILD_DIR:-build-gpu}
 STAGES=${*:-build test dist large sanitize render bench benchdist}
+# BENCH_PRIMS_ARGS passes options to bench_prims (e.g. "--only sort").
+# (renderab, not in the default: renderer frame times of a base tree, carried
+# as .deps/base.tar from `git archive`, and of this one, in one run.)
 # NVLink multicast (NVLS) stays off: a program that uses it can put GPUs
 # that others share out of service. Every NCCL user below inherits this.
 export NCCL_NVLS_ENABLE=0
@@ -138,6 +141,15 @@ if has render; then
     grep '^FAIL' "$OUT/render-check.log" | head -10
 fi
 
+if has renderab; then
+    if [ -f .deps/base.tar ]; then
+        bench/bench_render_ab.sh .deps/base.tar "$BUILD" >"$OUT/bench_render_ab.txt" 2>&1
+        note "bench_render_ab: rc=$? (bench_render_ab.txt)"
+    else
+        note "bench_render_ab: not run (no .deps/base.tar)"
+    fi
+fi
+
 if has benchdist; then
     if [ -x "$BUILD/bench/bench_dist" ] && [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
         "$BUILD/bench/bench_dist" --csv "$OUT/bench_dist.csv" >"$OUT/bench_dist.txt" 2>&1
@@ -149,7 +161,7 @@ fi
 
 if has bench; then
     if [ -x "$BUILD/bench/bench_prims" ]; then
-        "$BUILD/bench/bench_prims" --csv "$OUT/bench_prims.csv" >"$OUT/bench_prims.txt" 2>&1
+        "$BUILD/bench/bench_prims" ${BENCH_PRIMS_ARGS:-} --csv "$OUT/bench_prims.csv" >"$OUT/bench_prims.txt" 2>&1
         note "bench_prims: rc=$? (bench_prims.txt, bench_prims.csv)"
     fi
     if [ -x bench/bench_render.sh ]; then
