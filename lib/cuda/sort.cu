@@ -141,9 +141,14 @@ gp_status sort_typed(gp_context *ctx, const gpi_sort_args *a, bool float_keys)
 template <typename K, typename V>
 gp_status sort_n(gp_context *ctx, const gpi_sort_args *a, bool float_keys)
 {
-    /* 32-bit offsets while they suffice: CUB's faster path. */
-    if (a->n <= UINT32_MAX) return sort_typed<K, V, uint32_t>(ctx, a, float_keys);
-    return sort_typed<K, V, unsigned long long>(ctx, a, float_keys);
+    /* CUB's item count type picks its offset width, and its speed: on an
+     * H100, 2^28 uint32 keys sort in 5.56 ms with 64-bit counts against
+     * 6.39 ms with 32-bit ones, while uint32 pairs take 8.89 ms with
+     * 32-bit counts against 9.48 (bench/RESULTS.md). So keys go 64-bit,
+     * pairs 32-bit while n allows. */
+    if (std::is_same<V, cub::NullType>::value || a->n > UINT32_MAX)
+        return sort_typed<K, V, unsigned long long>(ctx, a, float_keys);
+    return sort_typed<K, V, uint32_t>(ctx, a, float_keys);
 }
 
 template <typename K>
