@@ -3,7 +3,7 @@
 # whole test suite with the GPU REQUIRED (a missing GPU fails), run
 # compute-sanitizer over the GPU cases, check the renderer against the CPU
 # reference, and run the benchmarks.
-#   scripts/gpu-check.sh [stage ...]   stages: build test dist large sanitize render bench benchdist renderab
+#   scripts/gpu-check.sh [stage ...]   stages: build test dist large sanitize render bench benchdist renderab demos
 #                                      (default: all)
 # SANITIZE_TOOLS (default: memcheck racecheck initcheck synccheck) and
 # SANITIZE_TESTS (default: every test program with CUDA cases) narrow the
@@ -17,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 BUILD=${BUILD_DIR:-build-gpu}
-STAGES=${*:-build test dist large sanitize render bench benchdist}
+STAGES=${*:-build test dist large sanitize render bench benchdist demos}
 # BENCH_PRIMS_ARGS passes options to bench_prims (e.g. "--only sort").
 # (renderab, not in the default: renderer frame times of a base tree, carried
 # as .deps/base.tar from `git archive`, and of this one, in one run.)
@@ -139,6 +139,21 @@ if has render; then
     bad=$(grep -c '^FAIL' "$OUT/render-check.log"); total=$(wc -l <"$OUT/render-check.log")
     note "renderer --check (GPU vs CPU reference, 1024/1000/2048): $bad of $total case(s) failed (log render-check.log)"
     grep '^FAIL' "$OUT/render-check.log" | head -10
+fi
+
+if has demos; then
+    # issue 14's figures: each demo's CUDA path at its full size, and the
+    # raytracer's CPU image against its CUDA one.
+    D="$BUILD/demos"
+    {
+        "$D/saxpy" --backend cuda -n 64M && "$D/saxpy" --backend cuda -n 256M && "$D/saxpy" --backend cpu -n 64M --reps 5
+        "$D/vcopy" --backend cuda
+        "$D/euler" --backend cuda -n 250 --method both && "$D/euler" --backend cuda -n 1000 --method fast
+        "$D/euler" --backend cpu -n 250 --method both && "$D/euler" --backend cpu -n 1000 --method fast
+        "$D/raytrace" --backend cuda --reps 10 --output "$OUT/raytrace_cuda.png" &&
+        "$D/raytrace" --backend cpu --output "$OUT/raytrace_cpu.png" --compare "$OUT/raytrace_cuda.png" --tolerance 2
+    } >"$OUT/demos.txt" 2>&1
+    note "demos: rc=$? (demos.txt)"
 fi
 
 if has renderab; then
