@@ -302,6 +302,7 @@ static gp_status copy_bytes(gp_context *ctx, void *dst, const void *src, size_t 
         gp_status s = gpi_check_buffer(ctx, dst, bytes, "destination buffer");
         if (s) return s;
     }
+    if (kind == cudaMemcpyDeviceToDevice) return gpi_cuda_copy(ctx, dst, src, bytes); /* never synchronous */
     e = cudaMemcpyAsync(dst, src, bytes, (enum cudaMemcpyKind)kind, (cudaStream_t)ctx->stream);
     if (e == cudaSuccess && sync) e = cudaStreamSynchronize((cudaStream_t)ctx->stream);
     return gpi_cuda_status(ctx, e, "cudaMemcpyAsync");

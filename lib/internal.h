@@ -186,6 +186,8 @@ gp_status gpi_cuda_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5
                               const void *in, void *out, size_t rows, size_t cols);
 
 gp_status gpi_cuda_sort(gp_context *ctx, const gpi_sort_args *a);
+/* gp_copy's device-to-device copy: a 16-byte kernel or cudaMemcpyAsync. */
+gp_status gpi_cuda_copy(gp_context *ctx, void *dst, const void *src, size_t bytes);
 /* For layers above the primitives that own their buffers (the renderer):
  * sort n unsigned keys (GP_UINT32 or GP_UINT64) of `keys` ascending on bits
  * [begin_bit, end_bit), ping-ponging with `alt` (n keys); *in_alt becomes 1
