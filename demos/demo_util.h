@@ -43,10 +43,10 @@ static double demo_now(void)
  * answers, and refuses cuda without one. Returns 1 for CUDA. */
 static int demo_use_cuda(const char *backend)
 {
-    int n = 0;
-    int have = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+    int n = 0, have;
+    if (!strcmp(backend, "cpu")) return 0; /* no CUDA start-up cost */
+    have = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
     (void)cudaGetLastError();
-    if (!strcmp(backend, "cpu")) return 0;
     if (!strcmp(backend, "cuda")) {
         if (!have) demo_die("--backend cuda: no CUDA device");
         return 1;

@@ -123,35 +123,34 @@ __host__ __device__ inline float sphere_s(V o, V d, float cx, float cz)
 
 enum { kSky = 0, kFloor = 1, kSphere = 2 };
 
-/* The card's T: nearest of the floor and the spheres past t = 0.01. */
-template <bool SIMD>
+/* The card's T: nearest of the floor and the spheres past t = 0.01.
+ * ANY (shadow rays): only whether T would return non-zero, so the first
+ * hit found ends the search (t and n are then not the nearest). */
+template <bool SIMD, bool ANY = false>
 __host__ __device__ inline int trace(V o, V d, float &t, V &n, const Spheres &sp)
 {
     int m = kSky, best = -1;
     float p = -o.z / d.z;
     t = 1e9f;
     if (.01f < p) t = p, n = mk(0, 0, 1), m = kFloor;
+    if (ANY && m) return m;
     float t0, t1;
     /* No sphere past the box, nor behind a floor hit that comes before it
      * (the box is padded by 0.01: a sphere hit lies inside it). */
     if (!box_span(o, d, t0, t1) || t0 > t) return m;
 #ifndef __CUDA_ARCH__
     if (SIMD) {
-        /* 4 spheres a vector, groups of 8: every candidate s, then the
-         * card's order. A group none of whose spheres the ray can reach
+        /* 4 spheres a vector, groups of 8, taken in the card's order. A group none of whose spheres the ray can reach
          * while inside the box (x and z over [t0, t1]) is skipped: its s
          * would all be misses, so the result is the unculled one. */
         typedef float f4 __attribute__((vector_size(16)));
-        float s_all[kMaxSpheres];
+        typedef int i4 __attribute__((vector_size(16)));
         float xa = o.x + d.x * t0, xb = o.x + d.x * t1, za = o.z + d.z * t0, zb = o.z + d.z * t1;
         if (xa > xb) { float x = xa; xa = xb; xb = x; }
         if (za > zb) { float x = za; za = zb; zb = x; }
         for (int g = 0; 8 * g < sp.n; g++) {
             const int i = 8 * g;
-            if (xb < sp.gx0[g] || xa > sp.gx1[g] || zb < sp.gz0[g] || za > sp.gz1[g]) {
-                for (int l = 0; l < 8; l++) s_all[i + l] = 1e30f;
-                continue;
-            }
+            if (xb < sp.gx0[g] || xa > sp.gx1[g] || zb < sp.gz0[g] || za > sp.gz1[g]) continue;
             for (int h = i; h < i + 8; h += 4) { /* SSE width: 16-byte vectors keep their alignment */
                 f4 cx, cz;
                 memcpy(&cx, sp.x + h, 16);
@@ -163,17 +162,25 @@ __host__ __device__ inline int trace(V o, V d, float &t, V &n, const Spheres &sp
                 const f4 zero = {0.f, 0.f, 0.f, 0.f}, miss = {1e30f, 1e30f, 1e30f, 1e30f};
                 f4 root = __builtin_ia32_sqrtps(q > zero ? q : zero); /* IEEE, as sqrtf */
                 f4 sv = q > zero ? -b - root : miss;
-                memcpy(s_all + h, &sv, 16);
+                /* the card's scan, in order, only where a lane can win */
+                i4 win = (sv < t) & (sv > .01f);
+                if (win[0] | win[1] | win[2] | win[3])
+                    for (int l = 0; l < 4 && h + l < sp.n; l++)
+                        if (sv[l] < t && sv[l] > .01f) {
+                            if (ANY) return kSphere;
+                            t = sv[l], best = h + l;
+                        }
             }
         }
-        for (int i = 0; i < sp.n; i++)
-            if (s_all[i] < t && s_all[i] > .01f) t = s_all[i], best = i;
     } else
 #endif
     {
         for (int i = 0; i < sp.n; i++) {
             float s = sphere_s(o, d, sp.x[i], sp.z[i]);
-            if (s < t && s > .01f) t = s, best = i;
+            if (s < t && s > .01f) {
+                if (ANY) return kSphere;
+                t = s, best = i;
+            }
         }
     }
     if (best >= 0) {
@@ -206,15 +213,15 @@ __host__ __device__ V shade(V o, V d, Rng &rng, const Spheres &sp)
         V h = add(o, mul(d, t));
         float lx = 9.f + rnd(rng), ly = 9.f + rnd(rng);
         V l = unit(add(mk(lx, ly, 16.f), mul(h, -1.f)));
-        V r = add(d, mul(n, dot(n, d) * -2.f));
         float b = dot(l, n), ts;
         V ns;
-        if (b < 0.f || trace<SIMD>(h, l, ts, ns, sp)) b = 0.f;
+        if (b < 0.f || trace<SIMD, true>(h, l, ts, ns, sp)) b = 0.f;
         if (m == kFloor) {
             V g = mul(h, .2f);
             bool red = ((int)(ceilf(g.x) + ceilf(g.y))) & 1;
             return add(sum, mul(red ? mk(3, 1, 1) : mk(3, 3, 3), w * (b * .2f + .1f)));
         }
+        V r = add(d, mul(n, dot(n, d) * -2.f)); /* the mirror direction: spheres only */
         float p = pow99(dot(l, r) * (b > 0.f ? 1.f : 0.f));
         sum = add(sum, mul(mk(p, p, p), w));
         w *= .5f;
