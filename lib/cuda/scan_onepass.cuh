@@ -38,22 +38,13 @@ namespace gpi {
  * between looks at a predecessor that has published nothing yet (CUB's sm_90
  * tuning does the same). Polling at once only adds L2 traffic and issue
  * slots while the predecessors are still loading; the best values grow with
- * the time a tile takes. Swept on an H200 (2^28 int32, 2026-11-22), first/poll:
- *   scan (256 x 8 vectors)    none 0.788 ms; 1000/400 (doubling) 0.725;
- *                             1500/700 0.670; 2500/500 0.656; 3000/700 0.659
- *                             (256 x 12, 128 x 16, 512 x 4 vectors: no better)
- *     at 4 tiles per SM:      1500/500 0.639; 2000/400 0.641; 2500/500 0.620-0.623;
- *                             3000/600 0.626; 3500/700 0.619-0.624; 5000/1000 0.732
- *   find-repeats, 3% / 50% repeats, 256 x 4 vectors: none 0.532 / 0.821 ms;
- *                             1500/700 0.418 / 0.722; 2500/500 0.459 / 0.699
- *                256 x 8 vectors: 2000/700 0.379 / 0.722; 2500/500 0.428 / 0.679 */
+ * the time a tile takes. The sweep behind the defaults: bench/RESULTS.md,
+ * "Tuning sweeps". */
 /* Resident tiles per SM (4-byte types). Uncapped, ptxas gave the int32 sum
  * kernel 75 registers: 3 tiles per SM, and ncu put 55% of all stall cycles
  * at the barrier where 7 warps wait for warp 0's look-back. Capped at 4 (64
- * registers, no spills): 0.657 -> 0.623 ms at 2^28 on an H200. 5 (48
- * registers) spills. 8-byte types spill at 4 and stay uncapped. Staging
- * the tile in shared memory with cp.async instead of registers (40-48
- * registers, 5-6 tiles per SM) was slower: 0.657-0.669 ms. */
+ * registers, no spills) it is faster; 5 spills; 8-byte types spill at 4
+ * and stay uncapped (figures: bench/RESULTS.md, "Tuning sweeps"). */
 #ifndef GPI_SCAN_MIN_BLOCKS
 #define GPI_SCAN_MIN_BLOCKS 4
 #endif

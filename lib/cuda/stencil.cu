@@ -30,12 +30,7 @@
  * east boundary column as its element 0, for its neighbour's shuffle. A
  * strip re-reads 2 of 26 rows. The launch bound asks for 10 (doubles 9)
  * blocks of 128 threads per SM, which caps registers at 48 (56), no spills.
- * Shape sweep and why (ring depth against resident warps, strip length):
- * see GPI_STENCIL_RING below. ncu before the sweep (ring 8, strip 64, 8
- * blocks): DRAM 74%, L2 84%, 80% of stalls waiting on loads; halo loads
- * make 16.4 M L2 read requests where a copy of the same bytes makes 12.6 M.
- * After it: DRAM 80% busy, 1.16 GB read (the halo rows come from DRAM
- * again: +8%), still 80% of stalls waiting on loads.
+ * Shape sweep, ncu before and after: bench/RESULTS.md, "Tuning sweeps".
  * Stores: each output word is one STG.E.128, written in PTX (store16).
  * From a Vec16 (or float4 / double2) assignment nvcc emits four STG.E.32
  * (two STG.E.64 for doubles), each next to its element's arithmetic. A
@@ -44,14 +39,6 @@
  * (16 requests) per warp row where 16 full ones (4 requests) do: ~83 sector
  * accesses where a copy has 32, and the kernel was L2-bound (L2 96%, DRAM
  * 70%).
- * Measured on an H200, 16384^2 float Laplacian, CLAMP (copy: ~4210 GB/s):
- * 0.586 ms, 87% of copy (ring 8 / strip 64: 0.620 ms, 82.2%; with the
- * split stores 0.656 ms, 77.6%); the naive kernel 0.980 ms. A
- * block-wide variant (8-warp blocks whose warps swapped their edge columns
- * through shared memory, so only the block's outer halos were loaded) was
- * slower: 0.690 ms (73.9%). Most likely its barrier every 2 rows, which
- * ties each warp's loads and stores to the slowest warp of its block, cost
- * more than the ~2 halo sectors per warp row it saved.
  *
  * 2-D, fallback kernel (cols not a multiple of N, or a buffer not 16-byte
  * aligned): the scalar form of the same sliding, with a shared row buffer
@@ -86,16 +73,9 @@ constexpr int k1dTile = k1dThreads * k1dItems;
 constexpr int k2dThreads = 256;  // columns per block
 constexpr int k2dStrip = 64;     // rows per block
 
-/* The vector kernel's shape; -D overrides exist for tuning runs on the GPU
- * machine. Swept on an H200 (16384^2 float Laplacian, CLAMP, copy ~4210
- * GB/s; ring R / strip / min blocks per SM):
- *   8 / 64 / 8 (64 regs)   0.617 ms   8 / 128 / 8   0.618   8 / 32 / 8  0.607
- *   8 / 16 / 8             0.605      10 / 80 / 7   0.660   12 / 96 / 6 0.668
- *   7 / 56 / 9             0.601      6 / 96 / 10   0.623   6 / 72 / 10 0.590
- *   6 / 48 / 10            0.590      6 / 48 / 9    0.604   6 / 24 / 10 0.586
- * More resident warps beat more rows in flight per thread, and short
- * strips beat long ones although they re-read more halo rows (2 in 26);
- * why the strip length matters this much is not established. */
+/* The vector kernel's shape (ring depth, strip rows, blocks per SM); -D
+ * overrides exist for tuning runs on the GPU machine. The sweep behind the
+ * defaults: bench/RESULTS.md, "Tuning sweeps". */
 #ifndef GPI_STENCIL_RING
 #define GPI_STENCIL_RING 6
 #endif
