@@ -210,9 +210,14 @@ GP_API gp_status gp_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind
 /* ---- reduce -----------------------------------------------------------------
  * *result_host = in[0] op in[1] op ... op in[n-1]; the identity (see scan)
  * for n == 0. `in` is a buffer, `result_host` is host memory of one element
- * of `dtype`. Synchronizes the stream. Float sums are deterministic run to
- * run on one device (fixed reduction tree), not equal to the sequential CPU
- * sum bit for bit. */
+ * of `dtype`. Synchronizes the stream. Float sums on the CUDA backend are
+ * deterministic: the bits depend on the values, n, the device model and
+ * whether `in` is 16-byte aligned (aligned input is read in 16-byte vectors,
+ * which changes the order of the additions), and on nothing else; so the same
+ * values copied to another buffer with the same 16-byte alignment (every
+ * gp_malloc / cudaMalloc buffer start) give the same bits, while a sub-array
+ * starting at an odd element may not. They are not equal to the sequential
+ * CPU sum bit for bit. Integer sums, min and max are exact everywhere. */
 GP_API gp_status gp_reduce(gp_context *ctx, gp_dtype dtype, gp_op op,
                            const void *in, size_t n, void *result_host);
 
