@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void demo_die(const char *fmt, ...)
+static inline void demo_die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -32,7 +32,7 @@ static void demo_die(const char *fmt, ...)
         if (e_ != cudaSuccess) demo_die("%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
     } while (0)
 
-static double demo_now(void)
+static inline double demo_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -41,7 +41,7 @@ static double demo_now(void)
 
 /* --backend: 0 auto, 1 cuda, 2 cpu. Resolves auto to CUDA when a device
  * answers, and refuses cuda without one. Returns 1 for CUDA. */
-static int demo_use_cuda(const char *backend)
+static inline int demo_use_cuda(const char *backend)
 {
     int n = 0, have;
     if (!strcmp(backend, "cpu")) return 0; /* no CUDA start-up cost */
@@ -55,7 +55,7 @@ static int demo_use_cuda(const char *backend)
     return have;
 }
 
-static int demo_cpu_threads(void)
+static inline int demo_cpu_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
@@ -68,13 +68,13 @@ typedef struct {
     void *arg;
     int part, parts;
 } demo_part;
-static void *demo_part_main(void *p)
+static inline void *demo_part_main(void *p)
 {
     demo_part *d = (demo_part *)p;
     d->fn(d->arg, d->part, d->parts);
     return NULL;
 }
-static void demo_parallel(demo_part_fn fn, void *arg, int parts)
+static inline void demo_parallel(demo_part_fn fn, void *arg, int parts)
 {
     pthread_t th[256];
     demo_part d[256];
@@ -88,7 +88,7 @@ static void demo_parallel(demo_part_fn fn, void *arg, int parts)
 }
 
 /* Parse a size with an optional K/M/G suffix (powers of 2). */
-static size_t demo_size(const char *s)
+static inline size_t demo_size(const char *s)
 {
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
@@ -100,19 +100,19 @@ static size_t demo_size(const char *s)
     return (size_t)v;
 }
 
-static int demo_median_cmp(const void *a, const void *b)
+static inline int demo_median_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
-static double demo_median(double *v, int n)
+static inline double demo_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, demo_median_cmp);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Median over reps of the device time of fn(arg) on `st` (events), after a warm-up. */
-static double demo_time_device(void (*fn)(void *), void *arg, cudaStream_t st, int reps)
+static inline double demo_time_device(void (*fn)(void *), void *arg, cudaStream_t st, int reps)
 {
     cudaEvent_t a, b;
     double t[64];
