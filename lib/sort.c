@@ -1,7 +1,8 @@
 /* sort.c - gp_sort_keys / gp_sort_pairs: argument checks, then the backend. */
 #include "internal.h"
 
-static gp_status sort_check(gp_context *ctx, const char *fn, const gpi_sort_args *a, gp_sort_order order)
+/* pairs: gp_sort_pairs (value_size must then be 4 or 8; 0 means keys only to the backends). */
+static gp_status sort_check(gp_context *ctx, const char *fn, const gpi_sort_args *a, gp_sort_order order, int pairs)
 {
     size_t ks, kbytes, vbytes = 0;
     gp_status s;
@@ -15,7 +16,7 @@ static gp_status sort_check(gp_context *ctx, const char *fn, const gpi_sort_args
                          a->begin_bit, a->end_bit, 8 * ks);
     if (gpi_mul_size(a->n, ks, &kbytes))
         return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu keys overflow a byte count", fn, a->n);
-    if (a->value_size) {
+    if (pairs) {
         const size_t vs = a->value_size;
         if (vs != 4 && vs != 8)
             return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: value_size %zu (4 or 8 bytes)", fn, vs);
@@ -30,7 +31,7 @@ static gp_status sort_check(gp_context *ctx, const char *fn, const gpi_sort_args
         return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: keys_in and keys_out overlap (only equal is allowed)", fn);
     if (a->n && (((uintptr_t)a->keys_in | (uintptr_t)a->keys_out) % ks))
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: keys not aligned to the %zu-byte key", fn, ks);
-    if (a->value_size) {
+    if (pairs) {
         const size_t vs = a->value_size;
         if (a->values_in && (s = gpi_check_buffer(ctx, a->values_in, vbytes, "values_in"))) return s;
         if ((s = gpi_check_buffer(ctx, a->values_out, vbytes, "values_out"))) return s;
@@ -48,11 +49,11 @@ static gp_status sort_check(gp_context *ctx, const char *fn, const gpi_sort_args
     return GP_SUCCESS;
 }
 
-static gp_status sort_run(gp_context *ctx, const char *fn, gpi_sort_args *a, gp_sort_order order)
+static gp_status sort_run(gp_context *ctx, const char *fn, gpi_sort_args *a, gp_sort_order order, int pairs)
 {
     gp_status s = gpi_enter(ctx);
     if (s) return s;
-    if ((s = sort_check(ctx, fn, a, order))) return s;
+    if ((s = sort_check(ctx, fn, a, order, pairs))) return s;
     a->descending = order == GP_SORT_DESCENDING;
     if (a->n == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_sort(ctx, a);
@@ -63,7 +64,7 @@ gp_status gp_sort_keys(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
                        void *keys_out, size_t n, int begin_bit, int end_bit)
 {
     gpi_sort_args a = {key_dtype, 0, keys_in, keys_out, 0, NULL, NULL, n, begin_bit, end_bit};
-    return sort_run(ctx, "gp_sort_keys", &a, order);
+    return sort_run(ctx, "gp_sort_keys", &a, order, 0);
 }
 
 gp_status gp_sort_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
@@ -71,9 +72,5 @@ gp_status gp_sort_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order
                         int begin_bit, int end_bit)
 {
     gpi_sort_args a = {key_dtype, 0, keys_in, keys_out, value_size, values_in, values_out, n, begin_bit, end_bit};
-    if (value_size == 0) /* would read as keys only */
-        return gpi_check_context(ctx) ? GP_ERROR_INVALID_ARGUMENT
-                                      : gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT,
-                                                  "gp_sort_pairs: value_size 0 (4 or 8 bytes)");
-    return sort_run(ctx, "gp_sort_pairs", &a, order);
+    return sort_run(ctx, "gp_sort_pairs", &a, order, 1);
 }
