@@ -108,7 +108,7 @@ gp_status gp_dist_renderer_gather(gp_dist_renderer *r, int root, unsigned char *
             if (q != root && qrows) ops[nops++] = (gpi_p2p){q, 0, rgb + q0 * row_bytes, qrows * row_bytes};
         }
     }
-    s = gpi_comm_p2p(comm, ops, nops, 1);
+    s = gpi_comm_p2p(comm, ops, nops, GPI_P2P_WAIT);
     free(ops);
     return s;
 }

@@ -12,9 +12,12 @@
  *     thread (or its own process): a rank blocks until its peers join.
  *     gp_comm_run runs one function per rank on threads, for the
  *     one-process case.
- *   - CUDA contexts talk through NCCL, CPU contexts of one process through
- *     host memory. The same code runs on both, so the distributed logic is
- *     tested on machines without a GPU.
+ *   - CUDA contexts move array data through NCCL, CPU contexts of one
+ *     process through host memory. The small records every call trades
+ *     (verdicts, sizes, counts, partial results) go through host memory
+ *     when the ranks share a process (gp_comm_init_all), through NCCL when
+ *     they do not. The same code runs on CPU and CUDA ranks, so the
+ *     distributed logic is tested on machines without a GPU.
  *   - Arguments are checked on every rank and the verdicts are exchanged
  *     before anything is written: when any rank rejects its arguments,
  *     every rank returns an error (the rejecting rank its own status, the
@@ -95,7 +98,9 @@ GP_API gp_status gp_comm_run(gp_comm *const *comms, int nranks, gp_comm_fn fn, v
 /* ---- distributed primitives ----------------------------------------------
  * Buffers are memory of the rank's context, exactly as in gpuprim.h; the
  * same checks apply. Calls whose results stay in buffers are asynchronous
- * on the context's stream after their exchanges (which synchronize). */
+ * on the context's stream after their exchanges (which wait for the peer
+ * ranks, not for the stream); results returned in host memory are complete
+ * on return. */
 
 /* Scan of the global array: out on rank r receives its part of the global
  * scan (in == out allowed). Every dtype, operator and kind of gp_scan.

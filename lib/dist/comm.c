@@ -36,6 +36,9 @@ static void free_comm(gp_comm *c)
     if (c->scratch) gp_free(c->ctx, c->scratch);
     if (c->stage_dev) cudaFree(c->stage_dev);
     if (c->stage_host) cudaFreeHost(c->stage_host);
+    if (c->fork_ev) cudaEventDestroy((cudaEvent_t)c->fork_ev);
+    if (c->join_ev) cudaEventDestroy((cudaEvent_t)c->join_ev);
+    if (c->side) cudaStreamDestroy((cudaStream_t)c->side);
     free(c);
 }
 
@@ -69,17 +72,18 @@ gp_status gp_comm_init_all(gp_comm **comms, gp_context *const *ctxs, int nranks,
     for (r = 0; r < nranks && !s; r++)
         if (!(made[r] = new_comm(ctxs[r], r, nranks, timeout_ms))) s = GP_ERROR_OUT_OF_MEMORY;
     if (!s) {
-        if (ctxs[0]->backend == GP_BACKEND_CPU) {
-            gpi_hub *hub = NULL;
-            s = gpi_hub_create(nranks, &hub);
-            for (r = 0; r < nranks && !s; r++) made[r]->hub = hub;
-        } else {
-            s = gpi_nccl_init_all(made, nranks);
-        }
+        /* Ranks of one process trade their small records through host
+         * memory (CUDA ranks too: no NCCL launch, no stream drain); CUDA
+         * ranks move array data with NCCL. */
+        gpi_hub *hub = NULL;
+        s = gpi_hub_create(nranks, &hub);
+        for (r = 0; r < nranks && !s; r++) made[r]->hub = hub;
+        if (!s && ctxs[0]->backend == GP_BACKEND_CUDA) s = gpi_nccl_init_all(made, nranks);
     }
     if (s) {
         for (r = 0; r < nranks; r++) {
             if (made[r] && made[r]->hub) gpi_hub_release(made[r]->hub);
+            if (made[r]) made[r]->hub = NULL;
             free_comm(made[r]);
         }
         free(made);
@@ -232,21 +236,51 @@ gp_status gpi_comm_enter(gp_comm *comm)
 gp_status gpi_comm_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all)
 {
     unsigned char patched[256];
+    gp_status s;
     if (comm->failed) return gpi_error(comm->ctx, GP_ERROR_COMM, "rank %d: communicator aborted", comm->rank);
     if (!comm->hub) return gpi_nccl_allgather(comm, mine, part, bytes, all);
-    if (part) { /* CPU backend memory is host memory */
+    if (part) { /* from backend memory: a synchronous copy for CUDA ranks */
         if (bytes > sizeof patched) return gpi_error(comm->ctx, GP_ERROR_INTERNAL, "allgather record too large");
         memcpy(patched, mine, bytes);
-        memcpy(patched + part->offset, part->src, part->bytes);
+        if ((s = gpi_copy(comm->ctx, patched + part->offset, part->src, part->bytes, 1))) return s;
         mine = patched;
     }
     return gpi_hub_allgather(comm, mine, bytes, all);
 }
 
-gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, int wait)
+gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, gpi_p2p_mode mode)
 {
     if (comm->failed) return gpi_error(comm->ctx, GP_ERROR_COMM, "rank %d: communicator aborted", comm->rank);
-    return comm->hub ? gpi_hub_p2p(comm, ops, nops) : gpi_nccl_p2p(comm, ops, nops, wait);
+    if (comm->ctx->backend == GP_BACKEND_CPU) return gpi_hub_p2p(comm, ops, nops);
+    return gpi_nccl_p2p(comm, ops, nops, mode);
+}
+
+gp_status gpi_comm_fork(gp_comm *comm)
+{
+    cudaError_t e = cudaSuccess;
+    if (comm->ctx->backend != GP_BACKEND_CUDA) return GP_SUCCESS;
+    if (!comm->side) {
+        int least, greatest;
+        cudaStream_t st = NULL;
+        e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+        if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, greatest);
+        if (e == cudaSuccess) comm->side = st;
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags((cudaEvent_t *)&comm->fork_ev, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags((cudaEvent_t *)&comm->join_ev, cudaEventDisableTiming);
+        if (e != cudaSuccess) return gpi_cuda_status(comm->ctx, e, "communicator side stream");
+    }
+    e = cudaEventRecord((cudaEvent_t)comm->fork_ev, (cudaStream_t)comm->ctx->stream);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent((cudaStream_t)comm->side, (cudaEvent_t)comm->fork_ev, 0);
+    return gpi_cuda_status(comm->ctx, e, "communicator side stream (fork)");
+}
+
+gp_status gpi_comm_join(gp_comm *comm)
+{
+    cudaError_t e;
+    if (comm->ctx->backend != GP_BACKEND_CUDA) return GP_SUCCESS;
+    e = cudaEventRecord((cudaEvent_t)comm->join_ev, (cudaStream_t)comm->side);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent((cudaStream_t)comm->ctx->stream, (cudaEvent_t)comm->join_ev, 0);
+    return gpi_cuda_status(comm->ctx, e, "communicator side stream (join)");
 }
 
 const gpi_p2p *gpi_p2p_match(const gpi_p2p *ops, int i, int me, const gpi_p2p *peer_ops, int peer_nops)

@@ -21,8 +21,10 @@ struct gp_comm {
     int rank, size;
     int timeout_ms;
     int failed;          /* aborted after a timeout or transport error: later calls fail */
-    gpi_hub *hub;        /* CPU ranks */
+    gpi_hub *hub;        /* ranks of one process: the small exchanges (and CPU ranks' transfers) */
     void *nccl;          /* ncclComm_t, CUDA ranks */
+    void *side;          /* CUDA: high-priority stream for transfers that overlap the context's stream */
+    void *fork_ev, *join_ev; /* CUDA: events ordering the side stream against the context's */
     void *stage_dev;     /* CUDA: device staging for small exchanges */
     void *stage_host;    /* CUDA: page-locked host staging */
     size_t stage_bytes;
@@ -61,10 +63,22 @@ typedef struct gpi_backend_part {
  * not NULL); all[q * bytes ...] receives rank q's. Synchronizes. */
 gp_status gpi_comm_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all);
 
-/* A group of point-to-point transfers. wait = 1: returns once they are
- * complete. wait = 0 (NCCL): returns once they are queued on the stream,
- * so later work on the stream sees the data (the CPU hub always completes). */
-gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, int wait);
+/* How gpi_comm_p2p hands its transfers back (the CPU hub always completes them). */
+typedef enum gpi_p2p_mode {
+    GPI_P2P_WAIT,  /* complete on return */
+    GPI_P2P_QUEUE, /* queued on the context's stream: later work there sees the data */
+    GPI_P2P_SIDE   /* queued on the side stream, between gpi_comm_fork and gpi_comm_join */
+} gpi_p2p_mode;
+
+/* A group of point-to-point transfers. */
+gp_status gpi_comm_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, gpi_p2p_mode mode);
+
+/* CUDA ranks: the side stream starts after the work queued so far on the
+ * context's stream (fork); the context's stream continues only after the
+ * side stream's work (join). Transfers queued in between overlap the
+ * kernels the context's stream runs meanwhile. No-ops for CPU ranks. */
+gp_status gpi_comm_fork(gp_comm *comm);
+gp_status gpi_comm_join(gp_comm *comm);
 
 /* Backend scratch of the communicator, at least `bytes`, kept across calls
  * (the context's workspace is the primitives' own). */
@@ -106,7 +120,7 @@ gp_status gpi_nccl_init_all(gp_comm **comms, int nranks);  /* comms[] filled but
 gp_status gpi_nccl_init_rank(gp_comm *comm, const gp_comm_id *id);
 void gpi_nccl_destroy(gp_comm *comm);
 gp_status gpi_nccl_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all);
-gp_status gpi_nccl_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, int wait);
+gp_status gpi_nccl_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, gpi_p2p_mode mode);
 
 /* ---- local helpers on the rank's backend --------------------------------------- */
 /* Add `base` to count uint64 values in backend memory (asynchronous). */

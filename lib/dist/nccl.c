@@ -306,9 +306,9 @@ gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, const gpi_backend_par
     return GP_SUCCESS;
 }
 
-gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, int wait)
+gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, gpi_p2p_mode mode)
 {
-    cudaStream_t st = (cudaStream_t)c->ctx->stream;
+    cudaStream_t st = (cudaStream_t)(mode == GPI_P2P_SIDE ? c->side : c->ctx->stream);
     ncclComm_t nc = (ncclComm_t)c->nccl;
     gp_status s = GP_SUCCESS;
     ncclResult_t r = ncclSuccess;
@@ -338,7 +338,7 @@ gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, int wait)
         if (r == ncclSuccess) r = end;
     }
     if ((s = settle(c, r, now_ms() + c->timeout_ms, "NCCL send/recv group"))) return s;
-    return wait ? wait_stream(c, "NCCL send/recv group") : GP_SUCCESS;
+    return mode == GPI_P2P_WAIT ? wait_stream(c, "NCCL send/recv group") : GP_SUCCESS;
 }
 
 #else /* built without nccl.h: CUDA communicators are not available */
@@ -368,9 +368,9 @@ gp_status gpi_nccl_allgather(gp_comm *c, const void *mine, const gpi_backend_par
     (void)mine, (void)part, (void)bytes, (void)all;
     return no_nccl(c->ctx);
 }
-gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, int wait)
+gp_status gpi_nccl_p2p(gp_comm *c, const gpi_p2p *ops, int nops, gpi_p2p_mode mode)
 {
-    (void)ops, (void)nops, (void)wait;
+    (void)ops, (void)nops, (void)mode;
     return no_nccl(c->ctx);
 }
 #endif

@@ -5,11 +5,11 @@
  * of point-to-point transfers; at the global edges the halo is what the
  * boundary rule reads there (the last global row for PERIODIC, the edge row
  * itself for CLAMP, zeros for ZERO: the reference forms w*0 for a zero
- * neighbour, so a zero row gives the same bits). The shard is then run
+ * neighbour, so a zero row gives the same bits). Meanwhile the shard is run
  * through the one-context stencil, which is right for every row but the
- * first and last; those two are recomputed from 3-row copies [north halo,
- * row 0, row 1] and [row r-2, row r-1, south halo], whose middle rows have
- * exactly their true neighbours. So the whole shard is read once and
+ * first and last; those two are then recomputed from 3-row copies [north
+ * halo, row 0, row 1] and [row r-2, row r-1, south halo], whose middle rows
+ * have exactly their true neighbours. So the whole shard is read once and
  * written once, plus six rows: the result is gp_stencil_2d's bit for bit. */
 #include "dist_internal.h"
 
@@ -51,7 +51,7 @@ gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *w
     }
     if (rows == 0) { /* no halo to trade, but the group is collective */
         free(recs);
-        return gpi_comm_p2p(comm, NULL, 0, 0);
+        return gpi_comm_p2p(comm, NULL, 0, GPI_P2P_QUEUE);
     }
     for (q = 0; q < comm->size; q++) {
         if (recs[q].n == 0) continue;
@@ -77,10 +77,11 @@ gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *w
         if (prev >= 0) ops[nops++] = (gpi_p2p){prev, 1, (void *)src, row_bytes};
         if (prev >= 0) ops[nops++] = (gpi_p2p){prev, 0, north, row_bytes};
         if (next >= 0) ops[nops++] = (gpi_p2p){next, 0, south, row_bytes};
-        /* Queued on the stream ahead of the kernels that read the halos:
-         * no host wait (the peers are in this call: they passed the exchange). */
-        if ((s = gpi_comm_p2p(comm, ops, nops, 0))) return s;
-        /* Global edges without a neighbour: CLAMP repeats the edge row, ZERO reads zeros. */
+        /* What needs no neighbour first: the shard's own rows of A and B,
+         * and at global edges without a neighbour the halo the boundary
+         * rule reads (CLAMP repeats the edge row, ZERO reads zeros). */
+        if ((s = gpi_copy(ctx, a + row_bytes, src, (rows == 1 ? 1 : 2) * row_bytes, 2))) return s;
+        if (rows > 1 && (s = gpi_copy(ctx, b, src + (rows - 2) * row_bytes, 2 * row_bytes, 2))) return s;
         if (prev < 0) {
             s = boundary == GP_BOUNDARY_CLAMP ? gpi_copy(ctx, north, src, row_bytes, 2)
                                               : gpi_memset(ctx, north, 0, row_bytes);
@@ -91,14 +92,18 @@ gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *w
                                               : gpi_memset(ctx, south, 0, row_bytes);
             if (s) return s;
         }
+        /* The halo transfers run on the side stream, beside the bulk of the
+         * shard on the context's stream (queued before NCCL is called, so
+         * the GPU is busy while NCCL launches): the exchange costs only
+         * what it adds after the bulk, the two edge rows' fix-up. */
+        if ((s = gpi_comm_fork(comm))) return s;
+        if (rows > 2 && (s = gpi_stencil_2d_run(ctx, dtype, weights, boundary, in, out, rows, cols))) return s;
+        if ((s = gpi_comm_p2p(comm, ops, nops, GPI_P2P_SIDE))) return s;
+        if ((s = gpi_comm_join(comm))) return s;
         if (rows == 1) {
-            if ((s = gpi_copy(ctx, a + row_bytes, src, row_bytes, 2))) return s;
             if ((s = gpi_stencil_2d_run(ctx, dtype, weights, boundary, a, t_out, 3, cols))) return s;
             return gpi_copy(ctx, out, t_out + row_bytes, row_bytes, 2);
         }
-        if ((s = gpi_copy(ctx, a + row_bytes, src, 2 * row_bytes, 2))) return s;
-        if ((s = gpi_copy(ctx, b, src + (rows - 2) * row_bytes, 2 * row_bytes, 2))) return s;
-        if (rows > 2 && (s = gpi_stencil_2d_run(ctx, dtype, weights, boundary, in, out, rows, cols))) return s;
         if ((s = gpi_stencil_2d_run(ctx, dtype, weights, boundary, t_in, t_out, 6, cols))) return s;
         /* Rows 1 and 4 of the 6-row run are A's and B's middles: rows 0 and
          * 2 of A/B are their neighbours, whatever stands at rows 3 and 2. */
