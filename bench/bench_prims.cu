@@ -711,6 +711,50 @@ static void group_reduce()
              "int32 sum to host; both sides include result copy + stream sync; %d set(s)", sets);
     r.note = note;
     add_row(r);
+
+    /* float32 sums: ours adds in the documented fixed tree (scalar loads,
+     * the same bits at any address); CUB in its own order. The check: the
+     * two agree to rounding, and ours gives the same bits for the same
+     * values one element past a 16-byte boundary. */
+    for (int k = 0; k < sets; ++k) fill_f32(in[k].p, n);
+    DevBuf shifted(bytes + 16);
+    CK(cudaMemcpyAsync((char *)shifted.p + 4, in[0].p, bytes, cudaMemcpyDeviceToDevice, g_stream));
+    size_t ftemp_bytes = 0;
+    CK(cub::DeviceReduce::Sum(nullptr, ftemp_bytes, in[0].as<float>(), dres.as<float>(), (int)n, g_stream));
+    DevBuf ftemp(std::max<size_t>(ftemp_bytes, 16));
+    auto cub_fsum = [&](long i) -> float {
+        int k = (int)(i % sets);
+        CK(cub::DeviceReduce::Sum(ftemp.p, ftemp_bytes, in[k].as<float>(), dres.as<float>(), (int)n, g_stream));
+        CK(cudaMemcpyAsync(hres.p, dres.p, sizeof(float), cudaMemcpyDeviceToHost, g_stream));
+        CK(cudaStreamSynchronize(g_stream));
+        return *hres.as<float>();
+    };
+    float f_ours = 0, f_shift = 1, f_cub = cub_fsum(0);
+    GP(gp_reduce(g_ctx, GP_FLOAT32, GP_OP_SUM, in[0].p, n, &f_ours));
+    GP(gp_reduce(g_ctx, GP_FLOAT32, GP_OP_SUM, (char *)shifted.p + 4, n, &f_shift));
+    st = "OK";
+    if (memcmp(&f_ours, &f_shift, 4) != 0 || !(fabs((double)f_ours - f_cub) <= 1e-3 * (fabs((double)f_cub) + n))) {
+        fprintf(stderr, "bench_prims: CHECK FAILED: float sum: ours %.9g (shifted %.9g), CUB %.9g\n", f_ours, f_shift,
+                f_cub);
+        st = "FAIL";
+    }
+    Row fr;
+    fr.op = "reduce";
+    fr.variant = "float32";
+    fr.size = pow2_or_dec(n);
+    fr.bytes = (double)bytes;
+    fr.ours = time_calls(
+        [&](long i) {
+            float v;
+            GP(gp_reduce(g_ctx, GP_FLOAT32, GP_OP_SUM, in[i % sets].p, n, &v));
+        },
+        1);
+    fr.anc = time_calls([&](long i) { (void)cub_fsum(i); }, 1);
+    fr.has_anchor = true;
+    fr.anchor = "cub::DeviceReduce::Sum+D2H";
+    fr.status = st;
+    fr.note = "float32 sum to host: ours the fixed tree (same bits at any address), CUB vectorized";
+    add_row(fr);
 }
 
 /* ---- compact ---------------------------------------------------------------------------- */

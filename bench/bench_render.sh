@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Renderer benchmark: every scene at 1024 and 4096 through the CUDA backend.
+# Renderer benchmark: every scene at 1024, 4096 and 8192 through the CUDA backend.
 #   bench/bench_render.sh [BUILD_DIR [SNOW_PAR]]
 #     BUILD_DIR  holds the `renderer` program (default: build)
 #     SNOW_PAR   the snowsingle frame (default: ../shared/data/snow.par beside
 #                the repository, else shared/data/snow.par inside it)
-#   environment: SIZES (default "1024 4096"), FRAMES (default 4),
+#   environment: SIZES (default "1024 4096 8192"), FRAMES (default 4),
 #                BACKEND (default cuda), TIMEOUT seconds per run (default 300),
 #                CSV (also write the table as CSV to this file)
 # Each run is `renderer --scene S --size N --bench FRAMES --backend BACKEND`
@@ -26,7 +26,7 @@ elif [ -f "$ROOT/../shared/data/snow.par" ]; then
 else
     SNOW="$ROOT/shared/data/snow.par"
 fi
-SIZES=${SIZES:-"1024 4096"}
+SIZES=${SIZES:-"1024 4096 8192"}
 FRAMES=${FRAMES:-4}
 BACKEND=${BACKEND:-cuda}
 TIMEOUT=${TIMEOUT:-300}

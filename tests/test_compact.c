@@ -97,25 +97,30 @@ static void reference_matches_brute_force(void **state)
 }
 
 /* ---- (2) the backend against the reference ---------------------------------------- */
-static void run_compact(gp_context *ctx, gp_dtype d, gp_flag_type t, size_t n, int pattern)
+/* shift: bit 0 moves in, bit 1 flags, bit 2 out one element past an
+ * aligned allocation (element-aligned, not vector-aligned: the kernels'
+ * unvectorized paths). */
+static void run_compact_shifted(gp_context *ctx, gp_dtype d, gp_flag_type t, size_t n, int pattern, int shift)
 {
     size_t es = gp_dtype_size(d), fs = flag_size(t), ref_count = 0, count = (size_t)-7;
-    void *in_h = gpt_malloc(n * es), *flags_h = gpt_malloc(n * fs), *ref = gpt_malloc(n * es);
-    void *got = gpt_malloc(n * es), *in, *flags, *out;
-    char what[96];
-    gpt_fill_random(d, in_h, n, 0);
-    fill_flags(t, flags_h, n, pattern);
-    gpi_cpu_compact(d, in_h, flags_h, t, ref, n, &ref_count);
-    in = gpt_buffer_from(ctx, in_h, n * es);
-    flags = gpt_buffer_from(ctx, flags_h, n * fs);
-    out = gpt_poisoned_buffer(ctx, n * es);
-    GPT_OK(ctx, gp_compact(ctx, d, in, flags, t, out, n, &count));
-    snprintf(what, sizeof what, "compact %s, %s flags, %s, n=%zu [%s]", gpt_dtype_name(d), flag_name(t),
-             pattern_name(pattern), n, gpt_backend_name(ctx));
+    size_t si = shift & 1 ? 1 : 0, sf = shift & 2 ? 1 : 0, so = shift & 4 ? 1 : 0;
+    char *in_h = gpt_malloc((n + 1) * es), *flags_h = gpt_malloc((n + 1) * fs), *ref = gpt_malloc(n * es);
+    char *got = gpt_malloc((n + 1) * es), *in, *flags, *out;
+    char what[112];
+    gpt_fill_random(d, in_h, n + 1, 0);
+    fill_flags(t, flags_h, n + 1, pattern);
+    gpi_cpu_compact(d, in_h + si * es, flags_h + sf * fs, t, ref, n, &ref_count);
+    in = gpt_buffer_from(ctx, in_h, (n + 1) * es);
+    flags = gpt_buffer_from(ctx, flags_h, (n + 1) * fs);
+    out = gpt_poisoned_buffer(ctx, (n + 1) * es);
+    GPT_OK(ctx, gp_compact(ctx, d, in + si * es, flags + sf * fs, t, out + so * es, n, &count));
+    snprintf(what, sizeof what, "compact %s, %s flags, %s, n=%zu, shift %d [%s]", gpt_dtype_name(d), flag_name(t),
+             pattern_name(pattern), n, shift, gpt_backend_name(ctx));
     if (count != ref_count) fail_msg("%s: count %zu, want %zu", what, count, ref_count);
-    gpt_buffer_to(ctx, got, out, n * es);
-    if (count && memcmp(ref, got, count * es) != 0) fail_msg("%s: elements differ", what);
-    gpt_expect_poison(got, count * es, n * es, what);
+    gpt_buffer_to(ctx, got, out, (n + 1) * es);
+    if (count && memcmp(ref, got + so * es, count * es) != 0) fail_msg("%s: elements differ", what);
+    gpt_expect_poison(got, 0, so * es, what);
+    gpt_expect_poison(got, (so + count) * es, (n + 1) * es, what);
     gpt_buffer_free(ctx, in);
     gpt_buffer_free(ctx, flags);
     gpt_buffer_free(ctx, out);
@@ -123,6 +128,11 @@ static void run_compact(gp_context *ctx, gp_dtype d, gp_flag_type t, size_t n, i
     free(flags_h);
     free(ref);
     free(got);
+}
+
+static void run_compact(gp_context *ctx, gp_dtype d, gp_flag_type t, size_t n, int pattern)
+{
+    run_compact_shifted(ctx, d, t, n, pattern, 0);
 }
 
 static void run_indices(gp_context *ctx, gp_flag_type t, size_t n, int pattern)
@@ -172,6 +182,26 @@ static void compact_indices_matches_reference(void **state)
     for (fi = 0; fi < COUNT(flag_types); fi++)
         for (si = 0; sizes[si] != SIZE_MAX; si++)
             for (p = 0; p < NPATTERNS; p++) run_indices(ctx, flag_types[fi], sizes[si], p);
+}
+
+/* Sizes at the CUDA kernel's tile edges (8192 4-byte or 4096 8-byte
+ * elements a tile), and buffers that are element- but not vector-aligned. */
+static void compact_tile_edges_and_alignment(void **state)
+{
+    static const size_t sizes[] = {4095, 4096, 4097, 8191, 8192, 8193, 16385, 24577};
+    static const size_t shifted_sizes[] = {1, 3, 33, 4097, 8193, 100003};
+    gp_context *ctx = gpt_ctx(state);
+    size_t di, fi, si;
+    int shift;
+    for (di = 0; di < COUNT(dtypes); di += 2) /* one 4-byte and one 8-byte dtype is enough here */
+        for (fi = 0; fi < COUNT(flag_types); fi++) {
+            for (si = 0; si < COUNT(sizes); si++) run_compact(ctx, dtypes[di], flag_types[fi], sizes[si], RANDOM_DENSE);
+            for (si = 0; si < COUNT(shifted_sizes); si++)
+                for (shift = 1; shift < 8; shift++)
+                    run_compact_shifted(ctx, dtypes[di], flag_types[fi], shifted_sizes[si], RANDOM_DENSE, shift);
+        }
+    for (fi = 0; fi < COUNT(flag_types); fi++)
+        for (si = 0; si < COUNT(sizes); si++) run_indices(ctx, flag_types[fi], sizes[si], RANDOM_SPARSE);
 }
 
 /* in and flags may be the same memory (both are only read). */
@@ -296,6 +326,7 @@ int main(void)
         cmocka_unit_test(reference_matches_brute_force),
         GPT_TEST_BOTH(compact_matches_reference),
         GPT_TEST_BOTH(compact_indices_matches_reference),
+        GPT_TEST_BOTH(compact_tile_edges_and_alignment),
         GPT_TEST_BOTH(compact_in_may_alias_flags),
         GPT_TEST_BOTH(compact_bad_arguments),
         GPT_TEST_BOTH(compact_indices_bad_arguments),

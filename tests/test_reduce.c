@@ -264,6 +264,90 @@ static void reduce_deterministic(void **state)
     }
 }
 
+/* ---- (5) CUDA float sums follow the documented tree, wherever the data sits ---
+ * The tree of gpuprim.h replayed on the host (written from the header's
+ * words, not from the kernel): the CUDA result must equal it bit for bit,
+ * with the same values placed at element offsets 0..3 of an allocation (so
+ * 16-byte aligned and not). The CPU backend must give its sequential sum at
+ * every offset. */
+#define DEFINE_TREE_SUM(NAME, T)                                                                     \
+    static T NAME(const T *x, size_t m)                                                              \
+    {                                                                                                \
+        T *level = NULL;                                                                             \
+        const T *src = x;                                                                            \
+        for (;;) {                                                                                   \
+            size_t blocks = (m + 4095) / 4096, c;                                                    \
+            T *next = gpt_malloc(blocks * sizeof(T));                                                \
+            for (c = 0; c < blocks; c++) {                                                           \
+                T s[256];                                                                            \
+                int t, j, d;                                                                         \
+                for (t = 0; t < 256; t++) {                                                          \
+                    T acc = (T)-0.0;                                                                 \
+                    for (j = 0; j < 16; j++) {                                                       \
+                        size_t i = c * 4096 + (size_t)j * 256 + (size_t)t;                           \
+                        acc = acc + (i < m ? src[i] : (T)-0.0);                                      \
+                    }                                                                                \
+                    s[t] = acc;                                                                      \
+                }                                                                                    \
+                for (d = 16; d > 0; d >>= 1) /* lane l takes lane l + d's value of the round before */ \
+                    for (t = 0; t < 256; t++)                                                        \
+                        if ((t & 31) + d < 32) s[t] = s[t] + s[t + d];                               \
+                next[c] = ((s[0] + s[128]) + (s[64] + s[192])) + ((s[32] + s[160]) + (s[96] + s[224])); \
+            }                                                                                        \
+            free(level);                                                                             \
+            level = next;                                                                            \
+            src = next;                                                                              \
+            m = blocks;                                                                              \
+            if (m == 1) {                                                                            \
+                T r = level[0];                                                                      \
+                free(level);                                                                         \
+                return r;                                                                            \
+            }                                                                                        \
+        }                                                                                            \
+    }
+DEFINE_TREE_SUM(tree_sum_f32, float)
+DEFINE_TREE_SUM(tree_sum_f64, double)
+
+static void reduce_float_sum_tree_and_alignment(void **state)
+{
+    static const size_t full_sizes[] = {1, 2, 31, 255, 256, 257, 4095, 4096, 4097, 65535, 65537, 1000003,
+                                        4096 * 4096 + 3};
+    static const size_t quick_sizes[] = {1, 31, 257, 4097, 65537, 1000003};
+    gp_context *ctx = gpt_ctx(state);
+    const size_t *sizes = gpt_quick() ? quick_sizes : full_sizes;
+    const size_t nsizes = gpt_quick() ? COUNT(quick_sizes) : COUNT(full_sizes);
+    size_t si, di, off;
+    for (di = 4; di < 6; di++)
+        for (si = 0; si < nsizes; si++) {
+            gp_dtype d = dtypes[di];
+            size_t n = sizes[si], es = gp_dtype_size(d);
+            unsigned char want[8], got[16];
+            char *host = gpt_malloc((n + 3) * es), *buf;
+            gpt_fill_random(d, host, n + 3, 0);
+            buf = gpt_buffer_from(ctx, host, (n + 3) * es);
+            for (off = 0; off < 4; off++) {
+                const char *x = host + off * es;
+                if (!gpt_on_cuda(ctx)) {
+                    assert_int_equal(gpi_cpu_reduce(d, GP_OP_SUM, x, n, want), GP_SUCCESS);
+                } else if (d == GP_FLOAT32) {
+                    float r = tree_sum_f32((const float *)x, n);
+                    memcpy(want, &r, 4);
+                } else {
+                    double r = tree_sum_f64((const double *)x, n);
+                    memcpy(want, &r, 8);
+                }
+                gpt_poison(got, sizeof got);
+                GPT_OK(ctx, gp_reduce(ctx, d, GP_OP_SUM, buf + off * es, n, got));
+                if (memcmp(got, want, es) != 0)
+                    fail_msg("float sum (%s, n=%zu, offset %zu elements) [%s]: bits differ from the %s", gpt_dtype_name(d),
+                             n, off, gpt_backend_name(ctx), gpt_on_cuda(ctx) ? "documented tree" : "sequential sum");
+                gpt_expect_poison(got, es, sizeof got, "float sum result");
+            }
+            gpt_buffer_free(ctx, buf);
+            free(host);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +356,7 @@ int main(void)
         GPT_TEST_BOTH(reduce_matches_reference),
         GPT_TEST_BOTH(reduce_integer_sums_wrap),
         GPT_TEST_BOTH(reduce_float_sum_real_values),
+        GPT_TEST_BOTH(reduce_float_sum_tree_and_alignment),
         GPT_TEST_BOTH(reduce_empty_gives_identity),
         GPT_TEST_BOTH(reduce_bad_arguments),
         GPT_TEST_BOTH(reduce_deterministic),

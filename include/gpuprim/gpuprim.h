@@ -210,14 +210,17 @@ GP_API gp_status gp_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind
 /* ---- reduce -----------------------------------------------------------------
  * *result_host = in[0] op in[1] op ... op in[n-1]; the identity (see scan)
  * for n == 0. `in` is a buffer, `result_host` is host memory of one element
- * of `dtype`. Synchronizes the stream. Float sums on the CUDA backend are
- * deterministic: the bits depend on the values, n, the device model and
- * whether `in` is 16-byte aligned (aligned input is read in 16-byte vectors,
- * which changes the order of the additions), and on nothing else; so the same
- * values copied to another buffer with the same 16-byte alignment (every
- * gp_malloc / cudaMalloc buffer start) give the same bits, while a sub-array
- * starting at an odd element may not. They are not equal to the sequential
- * CPU sum bit for bit. Integer sums, min and max are exact everywhere. */
+ * of `dtype`. Synchronizes the stream. Float sums on the CUDA backend add
+ * in a fixed tree that depends on n alone: blocks of 4096 elements, in each
+ * thread t of 256 adding elements t, t+256, ..., t+3840 in order from -0.0,
+ * then pairs of lanes 16, 8, 4, 2, 1 apart within each warp of 32 threads,
+ * then the 8 warp sums as ((w0+w4) + (w2+w6)) + ((w1+w5) + (w3+w7)); the
+ * block sums are reduced the same way until one is left. So the bits depend
+ * on the values and n only: not on the run, the buffer's address or
+ * alignment, or the GPU model. They are not equal to the CPU backend's
+ * sequential sum (from +0.0, left to right) bit for bit. Integer sums, min
+ * and max are exact everywhere (of +0.0 and -0.0, min and max on CUDA may
+ * return either). */
 GP_API gp_status gp_reduce(gp_context *ctx, gp_dtype dtype, gp_op op,
                            const void *in, size_t n, void *result_host);
 

@@ -1,62 +1,206 @@
-/* cuda/compact.cu - stream compaction through cub::DeviceSelect::Flagged.
+/* cuda/compact.cu - stream compaction in one pass.
  *
- * Elements move as raw 4- or 8-byte words (only the dtype's size matters),
- * and gp_compact_indices selects from a counting iterator, so the whole file
- * instantiates 2 flag types x (two word sizes + indices) = 6 selections.
- * DeviceSelect takes num_items as int64 and handles n past 2^31 itself.
- * The count goes into the context's mapped page-locked buffer, then after a
- * stream synchronize to the caller; *count_host is written only on success. */
+ * One kernel over tiles, built from scan_onepass.cuh's pieces as
+ * find_repeats.cu is: each thread loads its 16-byte vectors of elements and
+ * the flags that go with them, turns the flags into a bit mask and counts
+ * the survivors; the counts are scanned across the block and chained across
+ * tiles by decoupled look-back, which gives every survivor its output slot.
+ * The tile's survivors are staged in shared memory in output order and
+ * written by consecutive threads to consecutive slots. Elements and flags
+ * are read once, survivors written once: no scan pass, no scatter pass.
+ * The last tile writes the count into the context's mapped page-locked
+ * buffer; the call then synchronizes and returns it.
+ *
+ * Elements move as raw 4- or 8-byte words (only the dtype's size matters);
+ * gp_compact_indices stages 16-bit positions within the tile and writes
+ * 64-bit global indices. A flag is set when the whole flag (byte or int32)
+ * is non-zero. Counts are 32-bit (one packed look-back word) while n fits,
+ * else 64-bit. */
 #include "internal.h"
+#include "scan_onepass.cuh"
 
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
-#include <thrust/iterator/counting_iterator.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace {
 
-template <typename InIt, typename Flag, typename Out>
-gp_status select_flagged(gp_context *ctx, InIt in, const void *flags_, Out *out, size_t n, size_t *count_host,
-                         const char *what)
+/* Tuning knobs for runs on the GPU machine (-D at build time). */
+#ifndef GPI_COMPACT_VECTORS
+#define GPI_COMPACT_VECTORS 8
+#endif
+#ifndef GPI_COMPACT_MIN_BLOCKS
+#define GPI_COMPACT_MIN_BLOCKS 4 /* resident tiles per SM, 32-bit counts: caps registers at 64 */
+#endif
+#ifndef GPI_COMPACT_DELAY_FIRST
+#define GPI_COMPACT_DELAY_FIRST 2000
+#endif
+#ifndef GPI_COMPACT_DELAY_POLL
+#define GPI_COMPACT_DELAY_POLL 700
+#endif
+struct compact_policy {
+    static constexpr int threads = 256;
+    static constexpr int vectors = GPI_COMPACT_VECTORS; /* vectors per thread per tile */
+    static constexpr gpi::lookback_delay delay = {GPI_COMPACT_DELAY_FIRST, GPI_COMPACT_DELAY_POLL};
+};
+
+template <typename C>
+struct CountSum {
+    __device__ __forceinline__ C operator()(C a, C b) const { return a + b; }
+};
+
+/* The flags of the VI elements from e, as a bit mask. fvec: the flags of a
+ * vector sit at an address aligned to their total size (one load). */
+template <typename F, int VI>
+__device__ __forceinline__ unsigned flag_mask(const F *flags, long long e, long long n, bool full, bool fvec)
 {
-    cudaStream_t stream = (cudaStream_t)ctx->stream;
-    const Flag *flags = (const Flag *)flags_;
-    /* CUB writes the count straight into the context's mapped page-locked
-     * buffer: no copy operation after the kernels. */
-    int64_t *count_host_buf = (int64_t *)ctx->pinned;
-    int64_t count = 0;
-    gp_status s;
-    *count_host_buf = n > 0 ? -1 : 0; /* -1 is impossible: caught below if never written */
-    if (n > 0) {
-        size_t temp_bytes = 0;
-        void *ws = nullptr;
-        int64_t *d_count = (int64_t *)ctx->pinned_dev;
-        cudaError_t e = cub::DeviceSelect::Flagged(nullptr, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
-        if ((s = gpi_cuda_status(ctx, e, what))) return s;
-        if ((s = gpi_workspace_aligned(ctx, temp_bytes, &ws))) return s;
-        e = cub::DeviceSelect::Flagged(ws, temp_bytes, in, flags, out, d_count, (int64_t)n, stream);
-        if ((s = gpi_cuda_status(ctx, e, what))) return s;
+    unsigned m = 0;
+    if (full && fvec) {
+        if constexpr (sizeof(F) == 1 && VI == 4) {
+            const uint32_t w = *reinterpret_cast<const uint32_t *>(flags + e);
+#pragma unroll
+            for (int j = 0; j < 4; j++) m |= ((w >> (8 * j)) & 0xffu) ? 1u << j : 0u;
+        } else if constexpr (sizeof(F) == 1 && VI == 2) {
+            const uint16_t w = *reinterpret_cast<const uint16_t *>(flags + e);
+            m = ((w & 0xffu) ? 1u : 0u) | ((w >> 8) ? 2u : 0u);
+        } else if constexpr (sizeof(F) == 4 && VI == 4) {
+            const int4 w = *reinterpret_cast<const int4 *>(flags + e);
+            m = (w.x ? 1u : 0u) | (w.y ? 2u : 0u) | (w.z ? 4u : 0u) | (w.w ? 8u : 0u);
+        } else {
+            static_assert(sizeof(F) == 4 && VI == 2, "flag vector shapes");
+            const int2 w = *reinterpret_cast<const int2 *>(flags + e);
+            m = (w.x ? 1u : 0u) | (w.y ? 2u : 0u);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < VI; j++)
+            if (e + j < n && flags[e + j]) m |= 1u << j;
     }
-    /* Also for n == 0: the call is documented to synchronize the stream. */
+    return m;
+}
+
+/* W: the element word (uint32_t / uint64_t), or uint64_t with INDICES
+ * (then `in` is unused and out receives global indices). VI elements a
+ * vector: 16 bytes of words, or 4 flags for the indices. */
+template <typename W, typename F, bool INDICES>
+struct compact_shape {
+    static constexpr int VI = INDICES ? 4 : 16 / (int)sizeof(W);
+    static constexpr long long ITEMS = (long long)compact_policy::threads * compact_policy::vectors * VI;
+};
+
+template <typename W, typename F, bool INDICES, typename C>
+__global__ void __launch_bounds__(compact_policy::threads, sizeof(C) == 4 ? GPI_COMPACT_MIN_BLOCKS : 1)
+compact_kernel(const W *in, const F *flags, long long n, bool vec, bool fvec, gpi::tile_state<C> st, W *out,
+               C *count_out)
+{
+    constexpr int THREADS = compact_policy::threads, VEC = compact_policy::vectors;
+    using S = compact_shape<W, F, INDICES>;
+    constexpr int VI = S::VI;
+    using Staged = typename std::conditional<INDICES, uint16_t, W>::type;
+    static_assert(!INDICES || S::ITEMS <= 65536, "tile positions must fit 16 bits");
+    __shared__ Staged staged[S::ITEMS];
+    __shared__ C tile_base;
+    const int t = threadIdx.x;
+    const long long tile = blockIdx.x, base = tile * S::ITEMS;
+    const bool full = base + S::ITEMS <= n;
+
+    unsigned mask[VEC];
+    C count[VEC], before[VEC];
+    W x[VEC][INDICES ? 1 : VI];
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        const long long e = base + ((long long)k * THREADS + t) * VI;
+        mask[k] = flag_mask<F, VI>(flags, e, n, full, fvec);
+        count[k] = (C)__popc(mask[k]);
+        if constexpr (!INDICES) {
+            if (full && vec) {
+                const uint4 raw = *reinterpret_cast<const uint4 *>(in + e);
+                const W *p = reinterpret_cast<const W *>(&raw);
+#pragma unroll
+                for (int j = 0; j < VI; j++) x[k][j] = p[j];
+            } else {
+#pragma unroll
+                for (int j = 0; j < VI; j++) x[k][j] = e + j < n ? in[e + j] : W(0);
+            }
+        }
+    }
+    const C end = gpi::block_vector_prefixes<C, CountSum<C>, THREADS, VEC, true>(count, before, tile, C(0), st,
+                                                                                  compact_policy::delay, C(0));
+    /* Thread 0's first vector starts the tile: its prefix is the tile's
+     * first output slot. */
+    if (t == 0) tile_base = before[0];
+    __syncthreads();
+    const C base_pos = tile_base;
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        uint32_t pos = (uint32_t)(before[k] - base_pos);
+#pragma unroll
+        for (int j = 0; j < VI; j++) /* static j: x stays in registers */
+            if (mask[k] >> j & 1u) {
+                if constexpr (INDICES) staged[pos++] = (uint16_t)((k * THREADS + t) * VI + j);
+                else staged[pos++] = x[k][j];
+            }
+    }
+    __syncthreads();
+    const uint32_t tile_count = (uint32_t)(end - base_pos);
+    for (uint32_t i = t; i < tile_count; i += THREADS) {
+        if constexpr (INDICES) out[base_pos + i] = (W)(base + staged[i]);
+        else out[base_pos + i] = staged[i];
+    }
+    if (tile == (long long)gridDim.x - 1 && t == 0) *count_out = end;
+}
+
+template <typename W, typename F, bool INDICES, typename C>
+gp_status run_compact(gp_context *ctx, const W *in, const F *flags, W *out, size_t n, size_t *count_host)
+{
+    using S = compact_shape<W, F, INDICES>;
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    const long long tiles = ((long long)n + S::ITEMS - 1) / S::ITEMS;
+    C *count_host_buf = (C *)ctx->pinned, *d_count = (C *)ctx->pinned_dev;
+    void *ws = nullptr; /* the look-back state */
+    gpi::tile_state<C> st;
+    gp_status s;
+    if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "compact: too many tiles");
+    if ((s = gpi_workspace_aligned(ctx, gpi::tile_state_bytes<C>(tiles), &ws))) return s;
+    if ((s = gpi_cuda_status(ctx, gpi::tile_state_clear<C>(ws, tiles, stream, &st), "compact cudaMemsetAsync")))
+        return s;
+    *count_host_buf = (C)-1; /* impossible: caught below if the kernel never wrote it */
+    const bool vec = INDICES || (uintptr_t)in % 16 == 0;
+    const bool fvec = (uintptr_t)flags % (S::VI * sizeof(F)) == 0;
+    compact_kernel<W, F, INDICES, C>
+        <<<(unsigned)tiles, compact_policy::threads, 0, stream>>>(in, flags, (long long)n, vec, fvec, st, out, d_count);
+    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "compact kernel launch"))) return s;
     if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "compact cudaStreamSynchronize"))) return s;
-    count = *count_host_buf;
-    if (count < 0 || (uint64_t)count > (uint64_t)n)
-        return gpi_error(ctx, GP_ERROR_INTERNAL, "%s: impossible count %lld", what, (long long)count);
+    const C count = *count_host_buf;
+    if ((uint64_t)count > (uint64_t)n)
+        return gpi_error(ctx, GP_ERROR_INTERNAL, "compact: impossible count %llu", (unsigned long long)count);
     *count_host = (size_t)count;
     return GP_SUCCESS;
 }
 
-template <typename Word>
-gp_status compact_words(gp_context *ctx, const void *in, const void *flags, gp_flag_type flag_type, void *out,
+template <typename W, typename F, bool INDICES>
+gp_status compact_sized(gp_context *ctx, const void *in, const void *flags, void *out, size_t n, size_t *count_host)
+{
+    if (n == 0) {
+        /* Nothing to select; still synchronize, as documented. */
+        gp_status s = gpi_cuda_status(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream),
+                                      "compact cudaStreamSynchronize");
+        if (s == GP_SUCCESS) *count_host = 0;
+        return s;
+    }
+    if (n <= UINT32_MAX)
+        return run_compact<W, F, INDICES, uint32_t>(ctx, (const W *)in, (const F *)flags, (W *)out, n, count_host);
+    return run_compact<W, F, INDICES, unsigned long long>(ctx, (const W *)in, (const F *)flags, (W *)out, n,
+                                                          count_host);
+}
+
+template <typename W, bool INDICES>
+gp_status compact_flags(gp_context *ctx, const void *in, const void *flags, gp_flag_type flag_type, void *out,
                         size_t n, size_t *count_host)
 {
-    const Word *src = (const Word *)in;
-    Word *dst = (Word *)out;
-    if (flag_type == GP_UINT8_FLAGS)
-        return select_flagged<const Word *, uint8_t>(ctx, src, flags, dst, n, count_host,
-                                                     "cub::DeviceSelect::Flagged");
-    return select_flagged<const Word *, int32_t>(ctx, src, flags, dst, n, count_host, "cub::DeviceSelect::Flagged");
+    if (flag_type == GP_UINT8_FLAGS) return compact_sized<W, uint8_t, INDICES>(ctx, in, flags, out, n, count_host);
+    return compact_sized<W, int32_t, INDICES>(ctx, in, flags, out, n, count_host);
 }
 
 } // namespace
@@ -64,17 +208,12 @@ gp_status compact_words(gp_context *ctx, const void *in, const void *flags, gp_f
 extern "C" gp_status gpi_cuda_compact(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags,
                                       gp_flag_type flag_type, void *out, size_t n, size_t *count_host)
 {
-    if (gp_dtype_size(dtype) == 4) return compact_words<uint32_t>(ctx, in, flags, flag_type, out, n, count_host);
-    return compact_words<uint64_t>(ctx, in, flags, flag_type, out, n, count_host);
+    if (gp_dtype_size(dtype) == 4) return compact_flags<uint32_t, false>(ctx, in, flags, flag_type, out, n, count_host);
+    return compact_flags<uint64_t, false>(ctx, in, flags, flag_type, out, n, count_host);
 }
 
 extern "C" gp_status gpi_cuda_compact_indices(gp_context *ctx, const void *flags, gp_flag_type flag_type,
                                               uint64_t *out, size_t n, size_t *count_host)
 {
-    thrust::counting_iterator<uint64_t> index(0);
-    if (flag_type == GP_UINT8_FLAGS)
-        return select_flagged<thrust::counting_iterator<uint64_t>, uint8_t>(ctx, index, flags, out, n, count_host,
-                                                                           "cub::DeviceSelect::Flagged (indices)");
-    return select_flagged<thrust::counting_iterator<uint64_t>, int32_t>(ctx, index, flags, out, n, count_host,
-                                                                       "cub::DeviceSelect::Flagged (indices)");
+    return compact_flags<uint64_t, true>(ctx, nullptr, flags, flag_type, out, n, count_host);
 }

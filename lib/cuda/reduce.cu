@@ -1,11 +1,14 @@
-/* cuda/reduce.cu - device reduction through cub::DeviceReduce::Reduce.
+/* cuda/reduce.cu - device reduction.
  *
- * CUB's DeviceReduce uses a fixed reduction tree for a given device and
- * size (no atomics), which is what makes float sums identical run to run on
- * one device, as the header promises. num_items is passed as size_t, which
- * CUB maps to 64-bit offsets, so n past 2^31 needs no chunking.
- * Operator semantics match cpu/reduce.c: integer sums on unsigned types
- * (wrap without UB), min/max that skip NaN. */
+ * Float sums: gpuprim's own fixed tree (tree_sum_level below), which
+ * depends on n only: not on the buffer's address (CUB reads aligned input
+ * in 16-byte vectors, so its order changes with the alignment), not on the
+ * device (CUB sizes its grid by the SM count). Everything else goes through
+ * cub::DeviceReduce::Reduce: integer sums, min and max give the same value
+ * in any order. num_items is passed as size_t, which CUB maps to 64-bit
+ * offsets, so n past 2^31 needs no chunking. Operator semantics match
+ * cpu/reduce.c: integer sums on unsigned types (wrap without UB), min/max
+ * that skip NaN. */
 #include "internal.h"
 #include "ops.cuh"
 
@@ -43,10 +46,79 @@ gp_status reduce_launch(gp_context *ctx, const T *in, Offset n, T identity, T *d
     return gpi_cuda_status(ctx, e, "cub::DeviceReduce::Reduce");
 }
 
-/* One launch, n > 0, 32-bit offsets when n fits. */
+/* ---- float sums: the fixed tree ------------------------------------------------
+ * One level turns m values into ceil(m / 4096) block sums. In block c,
+ * thread t (warp t / 32, lane t % 32) adds x[c*4096 + t + 256*j] for
+ * j = 0..15 in order, starting from -0.0 (exactly neutral: -0.0 + x == x
+ * for every x, +0.0 and -0.0 included; missing elements of the last block
+ * count as -0.0); each warp then adds lane l + d into lane l for d = 16, 8,
+ * 4, 2, 1, and the 8 warp sums w combine as ((w0+w4) + (w2+w6)) + ((w1+w5) +
+ * (w3+w7)). Levels repeat until one value is left. Loads are scalar and
+ * coalesced (256 consecutive elements per j), so no step depends on the
+ * address. tests/test_reduce.c replays the same tree on the host. */
+constexpr int kTreeThreads = 256, kTreePerThread = 16;
+constexpr unsigned long long kTreeItems = (unsigned long long)kTreeThreads * kTreePerThread;
+
+template <typename T>
+__global__ void __launch_bounds__(kTreeThreads) tree_sum_level(const T *in, unsigned long long m, T *out)
+{
+    const unsigned long long base = (unsigned long long)blockIdx.x * kTreeItems;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    __shared__ T warp_sum[kTreeThreads / 32];
+    T v[kTreePerThread];
+#pragma unroll
+    for (int j = 0; j < kTreePerThread; j++) {
+        const unsigned long long i = base + (unsigned long long)j * kTreeThreads + t;
+        v[j] = i < m ? in[i] : T(-0.0);
+    }
+    T s = T(-0.0);
+#pragma unroll
+    for (int j = 0; j < kTreePerThread; j++) s = s + v[j];
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) s = s + __shfl_down_sync(0xffffffffu, s, d);
+    if (lane == 0) warp_sum[warp] = s;
+    __syncthreads();
+    if (t == 0) {
+        const T *w = warp_sum;
+        out[blockIdx.x] = ((w[0] + w[4]) + (w[2] + w[6])) + ((w[1] + w[5]) + (w[3] + w[7]));
+    }
+}
+static_assert(kTreeThreads == 256, "the block's final combination is written for 8 warps");
+
+template <typename T>
+gp_status tree_sum(gp_context *ctx, const T *in, size_t n, T *d_result)
+{
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    const unsigned long long b1 = (n + kTreeItems - 1) / kTreeItems, b2 = (b1 + kTreeItems - 1) / kTreeItems;
+    T *ping = nullptr, *pong = nullptr; /* level outputs alternate; a level never reads what it writes */
+    gp_status s;
+    if (b1 > 1) {
+        void *ws = nullptr;
+        const size_t a = (size_t)(b1 * sizeof(T) + 255) / 256 * 256;
+        if ((s = gpi_workspace_aligned(ctx, a + (size_t)b2 * sizeof(T), &ws))) return s;
+        ping = (T *)ws;
+        pong = (T *)((char *)ws + a);
+    }
+    const T *src = in;
+    unsigned long long m = n;
+    for (int level = 0;; level++) {
+        const unsigned long long blocks = (m + kTreeItems - 1) / kTreeItems;
+        T *dst = blocks == 1 ? d_result : level % 2 == 0 ? ping : pong;
+        if (blocks > 0x7fffffffULL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "reduce: too many blocks");
+        tree_sum_level<T><<<(unsigned)blocks, kTreeThreads, 0, stream>>>(src, m, dst);
+        if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "reduce (float sum) launch"))) return s;
+        if (blocks == 1) return GP_SUCCESS;
+        src = dst;
+        m = blocks;
+    }
+}
+
+/* n > 0; CUB with 32-bit offsets when n fits. */
 template <typename T, typename Op>
 gp_status reduce_into(gp_context *ctx, const T *in, size_t n, T identity, T *d_result)
 {
+    if constexpr (std::is_floating_point<T>::value && std::is_same<Op, OpSum<T>>::value)
+        return tree_sum<T>(ctx, in, n, d_result);
     return n <= (size_t)INT32_MAX ? reduce_launch<T, Op, int>(ctx, in, (int)n, identity, d_result)
                                   : reduce_launch<T, Op, size_t>(ctx, in, n, identity, d_result);
 }
