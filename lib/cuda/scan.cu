@@ -1,7 +1,9 @@
 /* cuda/scan.cu - device scan for every dtype x operator, both kinds.
  *
  * Three paths:
- *   - n fits one 1024-thread tile: one launch (scan_onepass.cuh, scan_small);
+ *   - n fits one 1024-thread tile: one launch (scan_onepass.cuh): for exact
+ *     operators a few 256-thread tiles, each reducing what comes before it
+ *     (scan_few), for float sums one block (scan_small, a fixed order);
  *   - exact operators (integer sums, min, max): the single-pass decoupled
  *     look-back scan of scan_onepass.cuh: n reads and n writes;
  *   - float and double sums: the reduce-then-scan below.
@@ -176,10 +178,15 @@ gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identi
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     /* Look-back may combine predecessors in any grouping: exact operators only. */
     constexpr bool exact = !(std::is_floating_point<T>::value && std::is_same<Op, OpSum<T>>::value);
-    if (n <= (size_t)gpi::small_scan_items<T>())
+    if (n <= (size_t)gpi::small_scan_items<T>()) {
+        if (exact)
+            return gpi_cuda_status(ctx, gpi::scan_few<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
+                                                            identity, seed, stream),
+                                   "scan (few tiles) launch");
         return gpi_cuda_status(ctx, gpi::scan_small<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
                                                           identity, seed, stream),
                                "scan (one block) launch");
+    }
     if (exact) {
         void *ws = nullptr;
         gp_status s = gpi_workspace_aligned(ctx, gpi::onepass_workspace_bytes<T>((long long)n), &ws);

@@ -64,6 +64,8 @@ struct scan_policy {
     static constexpr int vectors = GPI_SCAN_VECTORS; /* 16-byte vectors per thread per tile */
     static constexpr int small_threads = 1024;       /* the one-block path */
     static constexpr int small_vectors = 4;          /* (1024 threads cap registers at 64) */
+    static constexpr int few_threads = 256;          /* the few-tile path (exact operators) */
+    static constexpr int few_vectors = 4;            /* 8 warps x 4: whole lanes for warp 0 */
     static constexpr lookback_delay delay = {GPI_SCAN_DELAY_FIRST, GPI_SCAN_DELAY_POLL};
 };
 
@@ -369,6 +371,46 @@ scan_small_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T 
     scan_tile<T, Op, scan_policy::small_threads, scan_policy::small_vectors, false>(in, out, n, 0, vec, inclusive, identity, seed, tile_state<T>{});
 }
 
+/* Few tiles, exact operators, no state: block b first reduces everything
+ * before its tile (at most small_scan_items elements, read from L2 by
+ * several blocks at once), then scans its tile from that prefix. One launch
+ * and no look-back state to clear, on several SMs instead of one. */
+template <typename T, typename Op>
+__global__ void __launch_bounds__(scan_policy::few_threads)
+scan_few_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, T seed)
+{
+    constexpr int THREADS = scan_policy::few_threads, VI = 16 / sizeof(T) > 0 ? 16 / (int)sizeof(T) : 1;
+    using BT = block_scan_tile<T, THREADS, scan_policy::few_vectors>;
+    __shared__ T warp_total[THREADS / 32];
+    __shared__ T tile_seed;
+    Op op;
+    const long long before = (long long)blockIdx.x * BT::ITEMS; /* a multiple of VI */
+    T acc = identity;
+#pragma unroll 4
+    for (long long e = (long long)threadIdx.x * VI; e < before; e += (long long)THREADS * VI) {
+        if (vec) {
+            const uint4 raw = *reinterpret_cast<const uint4 *>(in + e);
+            const T *p = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+            for (int j = 0; j < VI; j++) acc = op(acc, p[j]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < VI; j++) acc = op(acc, in[e + j]);
+        }
+    }
+    acc = warp_reduce(acc, op);
+    if ((threadIdx.x & 31) == 0) warp_total[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T p = seed;
+        for (int w = 0; w < THREADS / 32; w++) p = op(p, warp_total[w]);
+        tile_seed = p;
+    }
+    __syncthreads();
+    scan_tile<T, Op, THREADS, scan_policy::few_vectors, false>(in, out, n, blockIdx.x, vec, inclusive, identity,
+                                                               tile_seed, tile_state<T>{});
+}
+
 template <typename T, typename Op>
 __global__ void __launch_bounds__(scan_policy::threads, sizeof(T) == 4 ? GPI_SCAN_MIN_BLOCKS : 1)
 scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, T identity, T seed, tile_state<T> st)
@@ -430,6 +472,17 @@ size_t onepass_workspace_bytes(long long n)
 }
 
 static inline bool aligned16(const void *p) { return (uintptr_t)p % 16 == 0; }
+
+/* One launch, n <= small_scan_items<T>(), exact operators: few tiles. */
+template <typename T, typename Op>
+cudaError_t scan_few(const T *in, T *out, long long n, bool inclusive, T identity, T seed, cudaStream_t stream)
+{
+    constexpr long long items = block_scan_tile<T, scan_policy::few_threads, scan_policy::few_vectors>::ITEMS;
+    const unsigned tiles = (unsigned)((n + items - 1) / items);
+    scan_few_kernel<T, Op><<<tiles, scan_policy::few_threads, 0, stream>>>(in, out, n, aligned16(in) && aligned16(out),
+                                                                          inclusive, identity, seed);
+    return cudaGetLastError();
+}
 
 /* One launch, n <= small_scan_items<T>(). */
 template <typename T, typename Op>
