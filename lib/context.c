@@ -77,6 +77,7 @@ gp_status gp_context_create(gp_context **out, gp_backend backend, int device)
         if (e == cudaSuccess) e = cudaFree(0);
         if (e == cudaSuccess) e = cudaHostAlloc(&ctx->pinned, 256, cudaHostAllocMapped);
         if (e == cudaSuccess) e = cudaHostGetDevicePointer(&ctx->pinned_dev, ctx->pinned, 0);
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device);
         if (e != cudaSuccess) {
             gp_status s = gpi_cuda_status(NULL, e, "cudaSetDevice");
             if (ctx->pinned) cudaFreeHost(ctx->pinned);

@@ -22,6 +22,7 @@ struct gp_context {
     void *user_ws;          /* caller-provided workspace, preferred when big enough */
     size_t user_ws_bytes;
     int cpu_threads;        /* 0 = one per online processor */
+    int sm_count;           /* CUDA: the device's multiprocessors (grids sized to fit it at once) */
     void *pinned;           /* CUDA: 256 bytes of mapped page-locked host memory */
     void *pinned_dev;       /* ... its device address: kernels write a result (a sum,
                                a count) straight there, which saves a copy operation

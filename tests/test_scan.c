@@ -170,6 +170,29 @@ static void scan_unaligned_views(void **state)
         }
 }
 
+/* Grids larger than the GPU holds at once (132 SMs x 4 tiles x 8192
+ * elements = 4.3M on an H100/H200: tiles then wait on tiles that start
+ * later than they do). Both kinds, every exact operator, in place and out,
+ * and a size ending in a partial tile. */
+static void scan_beyond_one_wave(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const gp_dtype ds[] = {GP_INT32, GP_UINT32};
+    const size_t n = gpt_quick() ? 9000011 : 25165843; /* not a multiple of the tile */
+    size_t di, oi, ki;
+    if (!gpt_on_cuda(ctx)) { /* the CPU backend has one path: one case */
+        run_case(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, n, 0);
+        return;
+    }
+    for (di = 0; di < COUNT(ds); di++)
+        for (oi = 0; oi < 3; oi++)
+            for (ki = 0; ki < 2; ki++) {
+                static const gp_op o[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
+                static const gp_scan_kind k[] = {GP_SCAN_EXCLUSIVE, GP_SCAN_INCLUSIVE};
+                run_case(ctx, ds[di], o[oi], k[ki], n, (int)(oi == 0 && ki == 1));
+            }
+}
+
 /* Real-valued float sums: exact on the CPU backend; on CUDA within a bound
  * scaled to the magnitude (the prefix of |x|) and the length. */
 static void scan_float_sum_real_values(void **state)
@@ -321,6 +344,7 @@ int main(void)
         GPT_TEST_BOTH(scan_matches_reference),
         GPT_TEST_BOTH(scan_in_place),
         GPT_TEST_BOTH(scan_unaligned_views),
+        GPT_TEST_BOTH(scan_beyond_one_wave),
         GPT_TEST_BOTH(scan_float_sum_real_values),
         GPT_TEST_BOTH(scan_with_user_workspace),
         GPT_TEST_BOTH(scan_bad_arguments),

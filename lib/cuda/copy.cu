@@ -35,10 +35,7 @@ extern "C" gp_status gpi_cuda_copy(gp_context *ctx, void *dst, const void *src, 
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (bytes <= kKernelMax && (((uintptr_t)dst - (uintptr_t)src) & 15) == 0) {
-        int sms = 0;
-        cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
-        if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "gp_copy device query");
-        const size_t want = (bytes / 16 + 255) / 256, cap = (size_t)sms * 8;
+        const size_t want = (bytes / 16 + 255) / 256, cap = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 1) * 8;
         copy16_kernel<<<(unsigned)(want == 0 ? 1 : want < cap ? want : cap), 256, 0, st>>>(
             (unsigned char *)dst, (const unsigned char *)src, bytes);
         return gpi_cuda_status(ctx, cudaGetLastError(), "gp_copy kernel launch");

@@ -12,6 +12,15 @@
 namespace gpi_rc {
 
 /* ---- tuning: every knob of the renderer ---------------------------------- */
+/* Tuning knobs for sweeps on the GPU machine (-D at build time); the
+ * defaults are the measured best. */
+#ifndef GPI_RC_EMIT_COOP_MIN
+#define GPI_RC_EMIT_COOP_MIN 128
+#endif
+#ifndef GPI_RC_WARP_CIRCLE_N
+#define GPI_RC_WARP_CIRCLE_N (1u << 15)
+#endif
+
 struct Policy {
     static constexpr int kTile = GPI_RENDER_TILE; /* tile side, pixels (bands are whole tile rows) */
     static constexpr int kRowsPerThread = 4; /* each thread shades a column of this many pixels */
@@ -42,7 +51,7 @@ struct Policy {
     static constexpr int kBinThreads = 256; /* count/emit/pack/ranges blocks */
     /* Circles with at least this many pairs are emitted by their whole warp,
      * so the stores are coalesced. */
-    static constexpr uint64_t kEmitCoopMin = 128;
+    static constexpr uint64_t kEmitCoopMin = GPI_RC_EMIT_COOP_MIN;
     /* Sort keys are (tile << cbits) | (circle - batch first). When the tile
      * bits plus the circle bits (of the scene's n) fit in 32, the keys are
      * 32-bit and the radix sort looks only at bits [cbits, cbits + tbits):
@@ -54,7 +63,7 @@ struct Policy {
      * whole warp per circle (a lane per tile row): few circles, so one thread
      * per circle leaves the GPU nearly idle while each thread walks up to
      * 32+ rows of a big circle. 0 disables. */
-    static constexpr uint32_t kWarpCircleN = 1u << 15;
+    static constexpr uint32_t kWarpCircleN = GPI_RC_WARP_CIRCLE_N;
     /* Most pairs binned at once: bounds the pair scratch (2 x 8 GB of
      * 64-bit keys); larger frames are drawn in circle batches. */
     static constexpr uint64_t kPairCap = (uint64_t)1 << 30;
