@@ -259,15 +259,23 @@ gp_status gpi_comm_fork(gp_comm *comm)
 {
     cudaError_t e = cudaSuccess;
     if (comm->ctx->backend != GP_BACKEND_CUDA) return GP_SUCCESS;
-    if (!comm->side) {
+    if (!comm->side) { /* made on first use, all three or none */
         int least, greatest;
         cudaStream_t st = NULL;
+        cudaEvent_t fork_ev = NULL, join_ev = NULL;
         e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
         if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, greatest);
-        if (e == cudaSuccess) comm->side = st;
-        if (e == cudaSuccess) e = cudaEventCreateWithFlags((cudaEvent_t *)&comm->fork_ev, cudaEventDisableTiming);
-        if (e == cudaSuccess) e = cudaEventCreateWithFlags((cudaEvent_t *)&comm->join_ev, cudaEventDisableTiming);
-        if (e != cudaSuccess) return gpi_cuda_status(comm->ctx, e, "communicator side stream");
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&fork_ev, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&join_ev, cudaEventDisableTiming);
+        if (e != cudaSuccess) {
+            if (join_ev) cudaEventDestroy(join_ev);
+            if (fork_ev) cudaEventDestroy(fork_ev);
+            if (st) cudaStreamDestroy(st);
+            return gpi_cuda_status(comm->ctx, e, "communicator side stream");
+        }
+        comm->side = st;
+        comm->fork_ev = fork_ev;
+        comm->join_ev = join_ev;
     }
     e = cudaEventRecord((cudaEvent_t)comm->fork_ev, (cudaStream_t)comm->ctx->stream);
     if (e == cudaSuccess) e = cudaStreamWaitEvent((cudaStream_t)comm->side, (cudaEvent_t)comm->fork_ev, 0);
