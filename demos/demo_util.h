@@ -87,6 +87,24 @@ static inline void demo_parallel(demo_part_fn fn, void *arg, int parts)
     for (i = 1; i < parts; i++) pthread_join(th[i], NULL);
 }
 
+/* The next option of a demo's command line. Every option takes a value
+ * except --help / -h, which prints `usage` and exits 0. Sets *opt and *val
+ * and moves *i past both; returns 0 when argv is done. An option without
+ * its value ends the program with a message. */
+static inline int demo_option(int argc, char **argv, int *i, const char *usage, const char **opt, const char **val)
+{
+    if (*i >= argc) return 0;
+    *opt = argv[*i];
+    if (!strcmp(*opt, "--help") || !strcmp(*opt, "-h")) {
+        puts(usage);
+        exit(0);
+    }
+    if (*i + 1 >= argc) demo_die("%s needs a value (see --help)", *opt);
+    *val = argv[*i + 1];
+    *i += 2;
+    return 1;
+}
+
 /* Parse a size with an optional K/M/G suffix (powers of 2). */
 static inline size_t demo_size(const char *s)
 {

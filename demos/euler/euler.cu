@@ -242,28 +242,25 @@ double search(int n, int fast, int cuda, int threads, int verbose)
 
 } // namespace
 
+static const char kUsage[] =
+    "euler - all a^5+b^5+c^5+d^5 = e^5 with 0 < a <= b <= c <= d < e <= N\n"
+    "  -n N                      the bound (default 250, at most 5000)\n"
+    "  --method naive|fast|both  the O(N^4 log N) search, the meet in the middle, or both (default)\n"
+    "  --backend auto|cuda|cpu   where to search (auto: CUDA when a device answers)\n"
+    "  --threads T               CPU threads (default: all cores)\n"
+    "  --help";
+
 int main(int argc, char **argv)
 {
     const char *backend = "auto", *method = "both";
     int n = 250, threads = demo_cpu_threads();
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            puts("euler - all a^5+b^5+c^5+d^5 = e^5 with 0 < a <= b <= c <= d < e <= N\n"
-                 "  -n N                      the bound (default 250, at most 5000)\n"
-                 "  --method naive|fast|both  the O(N^4 log N) search, the meet in the middle, or both (default)\n"
-                 "  --backend auto|cuda|cpu   where to search (auto: CUDA when a device answers)\n"
-                 "  --threads T               CPU threads (default: all cores)\n"
-                 "  --help");
-            return 0;
-        }
-        if (!v) demo_die("%s needs a value (see --help)", o);
+    const char *o, *v;
+    for (int i = 1; demo_option(argc, argv, &i, kUsage, &o, &v);) {
         if (!strcmp(o, "-n")) n = atoi(v);
         else if (!strcmp(o, "--method")) method = v;
         else if (!strcmp(o, "--backend")) backend = v;
         else if (!strcmp(o, "--threads")) threads = atoi(v);
         else demo_die("unknown option %s (see --help)", o);
-        i++;
     }
     if (n < 2 || n > kMaxN) demo_die("-n must be in 2..%d (4 N^5 must fit 64 bits)", kMaxN);
     if (threads < 1) demo_die("--threads >= 1");

@@ -300,18 +300,16 @@ void cpu_part(void *arg, int, int)
     }
 }
 
-void usage()
-{
-    puts("raytrace - the business-card raytracer on the CPU (threads, SIMD) or CUDA\n"
-         "  --backend auto|cuda|cpu   where to render (auto: CUDA when a device answers)\n"
-         "  --size N                  image side, pixels (default 512)\n"
-         "  --samples S               samples a pixel (default 64)\n"
-         "  --output FILE             write the image (.png or .ppm, by gpuprim's image writer)\n"
-         "  --threads T               CPU threads (default: all cores)\n"
-         "  --reps R                  render R times, report the median (default 1; CUDA: 5)\n"
-         "  --compare FILE --tolerance L  fail unless every channel is within L levels of FILE's\n"
-         "  --help");
-}
+const char kUsage[] =
+    "raytrace - the business-card raytracer on the CPU (threads, SIMD) or CUDA\n"
+    "  --backend auto|cuda|cpu   where to render (auto: CUDA when a device answers)\n"
+    "  --size N                  image side, pixels (default 512)\n"
+    "  --samples S               samples a pixel (default 64)\n"
+    "  --output FILE             write the image (.png or .ppm, by gpuprim's image writer)\n"
+    "  --threads T               CPU threads (default: all cores)\n"
+    "  --reps R                  render R times, report the median (default 1; CUDA: 5)\n"
+    "  --compare FILE --tolerance L  fail unless every channel is within L levels of FILE's\n"
+    "  --help";
 
 } // namespace
 
@@ -319,21 +317,17 @@ int main(int argc, char **argv)
 {
     const char *backend = "auto", *output = NULL, *compare = NULL;
     int size = 512, samples = 64, threads = demo_cpu_threads(), reps = 0, tolerance = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(); return 0; }
-        if (!v) demo_die("%s needs a value (see --help)", a);
-        if (!strcmp(a, "--backend")) backend = v;
-        else if (!strcmp(a, "--size")) size = atoi(v);
-        else if (!strcmp(a, "--samples")) samples = atoi(v);
-        else if (!strcmp(a, "--output")) output = v;
-        else if (!strcmp(a, "--threads")) threads = atoi(v);
-        else if (!strcmp(a, "--reps")) reps = atoi(v);
-        else if (!strcmp(a, "--compare")) compare = v;
-        else if (!strcmp(a, "--tolerance")) tolerance = atoi(v);
-        else demo_die("unknown option %s (see --help)", a);
-        i++;
+    const char *o, *v;
+    for (int i = 1; demo_option(argc, argv, &i, kUsage, &o, &v);) {
+        if (!strcmp(o, "--backend")) backend = v;
+        else if (!strcmp(o, "--size")) size = atoi(v);
+        else if (!strcmp(o, "--samples")) samples = atoi(v);
+        else if (!strcmp(o, "--output")) output = v;
+        else if (!strcmp(o, "--threads")) threads = atoi(v);
+        else if (!strcmp(o, "--reps")) reps = atoi(v);
+        else if (!strcmp(o, "--compare")) compare = v;
+        else if (!strcmp(o, "--tolerance")) tolerance = atoi(v);
+        else demo_die("unknown option %s (see --help)", o);
     }
     if (size < 1 || size > 8192 || samples < 1 || samples > 4096 || threads < 1 || reps < 0)
         demo_die("--size 1..8192, --samples 1..4096, --threads >= 1");

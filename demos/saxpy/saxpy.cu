@@ -85,30 +85,27 @@ void run_copy(void *p)
 
 } // namespace
 
+static const char kUsage[] =
+    "saxpy - z = a*x + y on the CPU (threads + SIMD) or CUDA, against the copy ceiling\n"
+    "  -n N                      elements (K/M/G suffixes; default 64M)\n"
+    "  --backend auto|cuda|cpu   where to run (auto: CUDA when a device answers)\n"
+    "  --threads T               CPU threads (default: all cores)\n"
+    "  --reps R                  timed runs, median reported (default 20)\n"
+    "  --help";
+
 int main(int argc, char **argv)
 {
     const char *backend = "auto";
     size_t n = (size_t)1 << 26;
     int threads = demo_cpu_threads(), reps = 20;
     const float a = 2.5f;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            puts("saxpy - z = a*x + y on the CPU (threads + SIMD) or CUDA, against the copy ceiling\n"
-                 "  -n N                      elements (K/M/G suffixes; default 64M)\n"
-                 "  --backend auto|cuda|cpu   where to run (auto: CUDA when a device answers)\n"
-                 "  --threads T               CPU threads (default: all cores)\n"
-                 "  --reps R                  timed runs, median reported (default 20)\n"
-                 "  --help");
-            return 0;
-        }
-        if (!v) demo_die("%s needs a value (see --help)", o);
+    const char *o, *v;
+    for (int i = 1; demo_option(argc, argv, &i, kUsage, &o, &v);) {
         if (!strcmp(o, "-n")) n = demo_size(v);
         else if (!strcmp(o, "--backend")) backend = v;
         else if (!strcmp(o, "--threads")) threads = atoi(v);
         else if (!strcmp(o, "--reps")) reps = atoi(v);
         else demo_die("unknown option %s (see --help)", o);
-        i++;
     }
     if (n < 1 || threads < 1 || reps < 1 || reps > 64) demo_die("-n >= 1, --threads >= 1, --reps 1..64");
     const int cuda = demo_use_cuda(backend);

@@ -73,29 +73,26 @@ const char *kNames[] = {"4-byte", "8-byte", "16-byte", "cudaMemcpyAsync", "gp_co
 
 } // namespace
 
+static const char kUsage[] =
+    "vcopy - 4/8/16-byte copy kernels beside cudaMemcpyAsync and gp_copy, 1 KB to --max\n"
+    "  --backend auto|cuda|cpu   where to copy (auto: CUDA when a device answers)\n"
+    "  --max BYTES               largest size (K/M/G suffixes; default 1G)\n"
+    "  --offset B                the misaligned start, bytes (default 4)\n"
+    "  --reps R                  timed runs, median reported (default 15)\n"
+    "  --help";
+
 int main(int argc, char **argv)
 {
     const char *backend = "auto";
     size_t max = (size_t)1 << 30;
     int offset = 4, reps = 15;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            puts("vcopy - 4/8/16-byte copy kernels beside cudaMemcpyAsync and gp_copy, 1 KB to --max\n"
-                 "  --backend auto|cuda|cpu   where to copy (auto: CUDA when a device answers)\n"
-                 "  --max BYTES               largest size (K/M/G suffixes; default 1G)\n"
-                 "  --offset B                the misaligned start, bytes (default 4)\n"
-                 "  --reps R                  timed runs, median reported (default 15)\n"
-                 "  --help");
-            return 0;
-        }
-        if (!v) demo_die("%s needs a value (see --help)", o);
+    const char *o, *v;
+    for (int i = 1; demo_option(argc, argv, &i, kUsage, &o, &v);) {
         if (!strcmp(o, "--backend")) backend = v;
         else if (!strcmp(o, "--max")) max = demo_size(v);
         else if (!strcmp(o, "--offset")) offset = atoi(v);
         else if (!strcmp(o, "--reps")) reps = atoi(v);
         else demo_die("unknown option %s (see --help)", o);
-        i++;
     }
     if (max < 1024 || offset < 0 || offset > 64 || reps < 1 || reps > 64) demo_die("--max >= 1K, --offset 0..64, --reps 1..64");
     const int cuda = demo_use_cuda(backend);
