@@ -50,6 +50,14 @@ gp_status gpi_workspace_aligned(gp_context *ctx, size_t bytes, void **ptr);
 /* a*b into *out, or GP_ERROR_SIZE_OVERFLOW. */
 gp_status gpi_mul_size(size_t a, size_t b, size_t *out);
 
+/* Blocks of `threads` for a grid-stride loop over n items: a thread an
+ * item up to 65536 blocks, past that each thread loops. */
+static inline unsigned gpi_stride_blocks(size_t n, unsigned threads)
+{
+    const size_t blocks = (n + threads - 1) / threads;
+    return (unsigned)(blocks < 65536 ? blocks : 65536);
+}
+
 /* Do [a, a+a_bytes) and [b, b+b_bytes) share any byte? */
 int gpi_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
 

@@ -16,10 +16,7 @@ __global__ void add_u64_kernel(uint64_t *p, size_t count, uint64_t base)
 
 extern "C" gp_status gpi_cuda_add_u64(gp_context *ctx, uint64_t *p, size_t count, uint64_t base)
 {
-    const unsigned threads = 256;
-    size_t blocks = (count + threads - 1) / threads;
     if (count == 0) return GP_SUCCESS;
-    if (blocks > 65536) blocks = 65536; /* grid-stride beyond */
-    add_u64_kernel<<<(unsigned)blocks, threads, 0, (cudaStream_t)ctx->stream>>>(p, count, base);
+    add_u64_kernel<<<gpi_stride_blocks(count, 256), 256, 0, (cudaStream_t)ctx->stream>>>(p, count, base);
     return gpi_cuda_status(ctx, cudaGetLastError(), "add_u64 launch");
 }

@@ -39,12 +39,6 @@ __global__ void iota_kernel(V *out, size_t n)
         out[i] = (V)i;
 }
 
-unsigned grid_for(size_t n)
-{
-    const size_t blocks = (n + 255) / 256;
-    return (unsigned)(blocks < 65536 ? blocks : 65536);
-}
-
 /* CUB's four entry points (keys / pairs, ascending / descending) in two
  * forms: (in, out) and DoubleBuffer. V = cub::NullType: keys only. */
 template <typename K, typename V, typename N>
@@ -102,11 +96,11 @@ gp_status sort_typed(gp_context *ctx, const gpi_sort_args *a, bool float_keys)
 
     /* Sort in the output buffers: keys (as images) into keys_out, values
      * (or indices) into values_out. */
-    if (float_keys) float_image_kernel<K, true><<<grid_for(a->n), 256, 0, st>>>(kin, kout, a->n);
+    if (float_keys) float_image_kernel<K, true><<<gpi_stride_blocks(a->n, 256), 256, 0, st>>>(kin, kout, a->n);
     else if (kin != kout) e = cudaMemcpyAsync(kout, kin, kbytes, cudaMemcpyDeviceToDevice, st);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (kPairs && e == cudaSuccess) {
-        if (!vin) iota_kernel<V><<<grid_for(a->n), 256, 0, st>>>(vout, a->n);
+        if (!vin) iota_kernel<V><<<gpi_stride_blocks(a->n, 256), 256, 0, st>>>(vout, a->n);
         else if (vin != vout) e = cudaMemcpyAsync(vout, vin, vbytes, cudaMemcpyDeviceToDevice, st);
         if (e == cudaSuccess) e = cudaGetLastError();
     }
@@ -123,7 +117,7 @@ gp_status sort_typed(gp_context *ctx, const gpi_sort_args *a, bool float_keys)
         e = cub_sort_db<K, V, N>(a->descending, ws + off_t, bytes, kd, vd, n, a->begin_bit, a->end_bit, st);
         if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "radix sort");
         if (kd.Current() != kout) {
-            if (float_keys) float_image_kernel<K, false><<<grid_for(a->n), 256, 0, st>>>(kd.Current(), kout, a->n);
+            if (float_keys) float_image_kernel<K, false><<<gpi_stride_blocks(a->n, 256), 256, 0, st>>>(kd.Current(), kout, a->n);
             else e = cudaMemcpyAsync(kout, kd.Current(), kbytes, cudaMemcpyDeviceToDevice, st);
             if (e == cudaSuccess && kPairs)
                 e = cudaMemcpyAsync(vout, vd.Current(), vbytes, cudaMemcpyDeviceToDevice, st);
@@ -132,7 +126,7 @@ gp_status sort_typed(gp_context *ctx, const gpi_sort_args *a, bool float_keys)
         }
     }
     if (float_keys) {
-        float_image_kernel<K, false><<<grid_for(a->n), 256, 0, st>>>(kout, kout, a->n);
+        float_image_kernel<K, false><<<gpi_stride_blocks(a->n, 256), 256, 0, st>>>(kout, kout, a->n);
         e = cudaGetLastError();
     }
     return gpi_cuda_status(ctx, e, "radix sort result");

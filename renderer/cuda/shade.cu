@@ -647,9 +647,7 @@ __global__ void rgb8_kernel(const float4 *image, size_t n, unsigned char *rgb)
 
 cudaError_t launch_rgb8(const float4 *image, size_t n, unsigned char *rgb, cudaStream_t st)
 {
-    size_t blocks = (n + 255) / 256;
-    if (blocks > 65536) blocks = 65536;
-    rgb8_kernel<<<(unsigned)blocks, 256, 0, st>>>(image, n, rgb);
+    rgb8_kernel<<<gpi_stride_blocks(n, 256), 256, 0, st>>>(image, n, rgb);
     return cudaGetLastError();
 }
 
