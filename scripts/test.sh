@@ -10,6 +10,9 @@
 # Installs cmocka and libpng (Debian/Ubuntu packages) when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# On a multi-GPU machine the distributed tests start NCCL: NVLink
+# multicast stays off (it can take GPUs that others share out of service).
+export NCCL_NVLS_ENABLE=0
 BUILD=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
