@@ -47,6 +47,11 @@ gp_status gpi_workspace(gp_context *ctx, size_t bytes, void **ptr);
  * success, even for bytes == 0 (CUB reads a NULL as a size query). */
 gp_status gpi_workspace_aligned(gp_context *ctx, size_t bytes, void **ptr);
 
+/* A host buffer of `bytes` (several MiB) that is written soon after, on
+ * huge pages where the system offers them (fewer page faults); released
+ * with free(). NULL when out of memory. */
+void *gpi_host_alloc_large(size_t bytes);
+
 /* a*b into *out, or GP_ERROR_SIZE_OVERFLOW. */
 gp_status gpi_mul_size(size_t a, size_t b, size_t *out);
 

@@ -182,7 +182,7 @@ gp_status gpi_cpu_renderer_create(int width, int height, int band_ty0, int band_
     r->band_py1 = band_ty1 * TILE_H < height ? band_ty1 * TILE_H : height;
     px = (size_t)width * (size_t)(r->band_py1 - r->band_py0);
     r->ntiles = (size_t)r->tiles_x * (size_t)r->tiles_y;
-    r->image = (float *)malloc(px ? px * 4 * sizeof(float) : 1);
+    r->image = (float *)gpi_host_alloc_large(px ? px * 4 * sizeof(float) : 1);
     r->colx = (float *)malloc(((size_t)width + TILE_W) * sizeof(float)); /* vectors may read past the edge */
     r->rowy = (float *)malloc((size_t)height * sizeof(float));
     r->tile_total = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
@@ -322,6 +322,7 @@ typedef struct job {
     /* Band of tile rows being binned / shaded. */
     int band_y0, band_y1;
     blend_fn blend;
+    int tile512; /* shade ordinary circles with shade_tile_avx512 */
     /* Progress: tiles shaded, reported by the calling thread only. */
     atomic_size_t tiles_done;
     size_t tiles_total;
@@ -463,17 +464,123 @@ __attribute__((target("avx2"))) static void blend_row_avx2(float *R, float *G, f
         _mm256_storeu_ps(A + i, _mm256_blendv_ps(al, _mm256_add_ps(alpha, al), take));
     }
 }
+
+/* Ordinary circles over a whole tile with AVX-512: the tile is shaded row
+ * by row, and a row's 64 pixels (4 vectors each of R, G, B, A) stay in
+ * registers while the tile's circles pass over it in order, so the blend
+ * itself loads and stores nothing. The circles' per-tile values are set up
+ * a chunk at a time; per pixel the operations are gpi_shade's (see
+ * blend_row_scalar), masked to the circle's box columns and to
+ * !(d2 > r*r). */
+#if TILE_W == 64
+#define GPI_HAVE_TILE512 1
+#define CHUNK512 256
+__attribute__((target("avx512f"))) static void shade_tile_avx512(const gpi_cpu_renderer *r, int tx0, int ty0,
+                                                                  int tx1, int ty1, const uint32_t *list,
+                                                                  uint32_t count, float (*R)[TILE_W],
+                                                                  float (*G)[TILE_W], float (*B)[TILE_W],
+                                                                  float (*A)[TILE_W])
+{
+    float cpx[CHUNK512], cpy[CHUNK512], cmax[CHUNK512], car[CHUNK512], cag[CHUNK512], cab[CHUNK512];
+    uint64_t ccols[CHUNK512];
+    uint8_t cy0[CHUNK512], cy1[CHUNK512];
+    const float *cx = r->colx + tx0;
+    const __m512 cx0 = _mm512_loadu_ps(cx), cx1 = _mm512_loadu_ps(cx + 16);
+    const __m512 cx2 = _mm512_loadu_ps(cx + 32), cx3 = _mm512_loadu_ps(cx + 48);
+    const __m512 oma = _mm512_set1_ps(1.f - .5f), alpha = _mm512_set1_ps(.5f);
+    uint32_t k0;
+    int row;
+    (void)tx1;
+    for (k0 = 0; k0 < count; k0 += CHUNK512) {
+        const uint32_t m = count - k0 < CHUNK512 ? count - k0 : CHUNK512;
+        uint32_t k;
+        for (k = 0; k < m; k++) {
+            const uint32_t c = list[k0 + k];
+            const box16 b = r->box[c];
+            const int a = (b.x0 > tx0 ? b.x0 : tx0) - tx0, e = (b.x1 < tx0 + TILE_W ? b.x1 : tx0 + TILE_W) - tx0;
+            const int ya = (b.y0 > ty0 ? b.y0 : ty0) - ty0, ye = (b.y1 < ty1 ? b.y1 : ty1) - ty0;
+            cpx[k] = r->x[c];
+            cpy[k] = r->y[c];
+            cmax[k] = r->rad[c] * r->rad[c];
+            car[k] = .5f * r->cr[c];
+            cag[k] = .5f * r->cg[c];
+            cab[k] = .5f * r->cb[c];
+            /* columns [a, e) of the tile; none when the box misses it */
+            ccols[k] = a < e ? (e == 64 ? ~0ull : (1ull << e) - 1) & (~0ull << a) : 0;
+            cy0[k] = (uint8_t)(ya < ye ? ya : 0);
+            cy1[k] = (uint8_t)(ya < ye ? ye : 0);
+        }
+        for (row = 0; row < ty1 - ty0; row++) {
+            const float cy = r->rowy[ty0 + row];
+            __m512 r0 = _mm512_load_ps(R[row]), r1 = _mm512_load_ps(R[row] + 16);
+            __m512 r2 = _mm512_load_ps(R[row] + 32), r3 = _mm512_load_ps(R[row] + 48);
+            __m512 g0 = _mm512_load_ps(G[row]), g1 = _mm512_load_ps(G[row] + 16);
+            __m512 g2 = _mm512_load_ps(G[row] + 32), g3 = _mm512_load_ps(G[row] + 48);
+            __m512 b0 = _mm512_load_ps(B[row]), b1 = _mm512_load_ps(B[row] + 16);
+            __m512 b2 = _mm512_load_ps(B[row] + 32), b3 = _mm512_load_ps(B[row] + 48);
+            __m512 a0 = _mm512_load_ps(A[row]), a1 = _mm512_load_ps(A[row] + 16);
+            __m512 a2 = _mm512_load_ps(A[row] + 32), a3 = _mm512_load_ps(A[row] + 48);
+            for (k = 0; k < m; k++) {
+                float dy, dy2;
+                __m512 px, vdy2, vmax, ar, ag, ab;
+                uint64_t cols;
+                if ((unsigned)(row - cy0[k]) >= (unsigned)(cy1[k] - cy0[k])) continue;
+                dy = cpy[k] - cy;
+                dy2 = dy * dy;
+                /* d2 = fl(dx*dx + dy2) >= dy2: no pixel of this row is inside. */
+                if (dy2 > cmax[k]) continue;
+                cols = ccols[k];
+                px = _mm512_set1_ps(cpx[k]);
+                vdy2 = _mm512_set1_ps(dy2);
+                vmax = _mm512_set1_ps(cmax[k]);
+                ar = _mm512_set1_ps(car[k]);
+                ag = _mm512_set1_ps(cag[k]);
+                ab = _mm512_set1_ps(cab[k]);
+#define GPI_BLEND16(v, CX, RR, GG, BB, AA)                                                                        \
+    do {                                                                                                          \
+        __m512 dx = _mm512_sub_ps(px, CX);                                                                        \
+        __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), vdy2);                                                   \
+        __mmask16 take = _mm512_mask_cmp_ps_mask((__mmask16)(cols >> (16 * v)), d2, vmax, _CMP_NGT_UQ);          \
+        RR = _mm512_mask_add_ps(RR, take, ar, _mm512_mul_ps(oma, RR));                                            \
+        GG = _mm512_mask_add_ps(GG, take, ag, _mm512_mul_ps(oma, GG));                                            \
+        BB = _mm512_mask_add_ps(BB, take, ab, _mm512_mul_ps(oma, BB));                                            \
+        AA = _mm512_mask_add_ps(AA, take, alpha, AA);                                                             \
+    } while (0)
+                GPI_BLEND16(0, cx0, r0, g0, b0, a0);
+                GPI_BLEND16(1, cx1, r1, g1, b1, a1);
+                GPI_BLEND16(2, cx2, r2, g2, b2, a2);
+                GPI_BLEND16(3, cx3, r3, g3, b3, a3);
+#undef GPI_BLEND16
+            }
+            _mm512_store_ps(R[row], r0); _mm512_store_ps(R[row] + 16, r1);
+            _mm512_store_ps(R[row] + 32, r2); _mm512_store_ps(R[row] + 48, r3);
+            _mm512_store_ps(G[row], g0); _mm512_store_ps(G[row] + 16, g1);
+            _mm512_store_ps(G[row] + 32, g2); _mm512_store_ps(G[row] + 48, g3);
+            _mm512_store_ps(B[row], b0); _mm512_store_ps(B[row] + 16, b1);
+            _mm512_store_ps(B[row] + 32, b2); _mm512_store_ps(B[row] + 48, b3);
+            _mm512_store_ps(A[row], a0); _mm512_store_ps(A[row] + 16, a1);
+            _mm512_store_ps(A[row] + 32, a2); _mm512_store_ps(A[row] + 48, a3);
+        }
+    }
+}
+#endif
 #endif
 
-/* The widest blend the CPU runs. GPUPRIM_CPU_BLEND=scalar|sse|avx2 forces
- * one (a testing knob: the tests hold each against the reference). */
-static blend_fn pick_blend(void)
+/* The widest shading the CPU runs: the AVX-512 register tile where the CPU
+ * has it, else the widest row blend. GPUPRIM_CPU_BLEND=scalar|sse|avx2|avx512
+ * forces one (a testing knob: the tests hold each against the reference;
+ * one the CPU lacks falls back to the widest it has). */
+static blend_fn pick_blend(int *tile512)
 {
     const char *force = getenv("GPUPRIM_CPU_BLEND");
+    *tile512 = 0;
     if (force && !strcmp(force, "scalar")) return blend_row_scalar;
 #ifdef GPI_HAVE_X86
     if (force && !strcmp(force, "sse")) return blend_row_sse;
     __builtin_cpu_init();
+#ifdef GPI_HAVE_TILE512
+    *tile512 = (!force || !strcmp(force, "avx512")) && __builtin_cpu_supports("avx512f");
+#endif
     if (__builtin_cpu_supports("avx2")) return blend_row_avx2;
     return blend_row_sse;
 #else
@@ -481,19 +588,19 @@ static blend_fn pick_blend(void)
 #endif
 }
 
-static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend)
+static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile512)
 {
-    _Alignas(32) float R[TILE_H][TILE_W];
-    _Alignas(32) float G[TILE_H][TILE_W];
-    _Alignas(32) float B[TILE_H][TILE_W];
-    _Alignas(32) float A[TILE_H][TILE_W];
+    _Alignas(64) float R[TILE_H][TILE_W];
+    _Alignas(64) float G[TILE_H][TILE_W];
+    _Alignas(64) float B[TILE_H][TILE_W];
+    _Alignas(64) float A[TILE_H][TILE_W];
     const int W = r->width;
     const int tx0 = (int)(t % (size_t)r->tiles_x) * TILE_W, ty0 = (int)(t / (size_t)r->tiles_x) * TILE_H;
     const int tx1 = tx0 + TILE_W < W ? tx0 + TILE_W : W;
     const int ty1 = ty0 + TILE_H < r->height ? ty0 + TILE_H : r->height;
     /* bins is NULL until some circle lands in a tile (then count is 0). */
     const uint32_t *list = r->bins ? r->bins + r->tile_begin[t] : NULL;
-    const uint32_t count = r->tile_total[t];
+    uint32_t count = r->tile_total[t];
     const float fW = (float)W;
     const int snow = r->snow;
     uint32_t k;
@@ -509,6 +616,14 @@ static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend)
         }
     }
 
+#ifdef GPI_HAVE_TILE512
+    if (tile512 && !snow) {
+        shade_tile_avx512(r, tx0, ty0, tx1, ty1, list, count, R, G, B, A);
+        count = 0; /* done */
+    }
+#else
+    (void)tile512;
+#endif
     for (k = 0; k < count; k++) {
         const uint32_t c = list[k];
         const box16 b = r->box[c];
@@ -586,7 +701,7 @@ static void shade_worker(void *p)
     size_t t;
     const int reports = r->progress.fn && pthread_equal(pthread_self(), jb->caller);
     while ((t = first + atomic_fetch_add(&jb->next, 1)) < last) {
-        shade_tile(r, t, jb->blend);
+        shade_tile(r, t, jb->blend, jb->tile512);
         atomic_fetch_add(&jb->tiles_done, 1);
         if (reports) report(&r->progress, (double)atomic_load(&jb->tiles_done), (double)jb->tiles_total);
     }
@@ -621,7 +736,7 @@ gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
     jb.r = r;
     jb.chunks = chunks;
     jb.n = r->n;
-    jb.blend = pick_blend();
+    jb.blend = pick_blend(&jb.tile512);
     atomic_init(&jb.next, 0);
     atomic_init(&jb.tiles_done, 0);
     jb.tiles_total = (size_t)(r->band_ty1 - r->band_ty0) * (size_t)r->tiles_x;
@@ -649,7 +764,7 @@ gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
         }
         if (entries > UINT32_MAX) return GP_ERROR_OUT_OF_MEMORY;
         if (entries > r->bins_cap) {
-            uint32_t *b = (uint32_t *)malloc(entries * sizeof(uint32_t));
+            uint32_t *b = (uint32_t *)gpi_host_alloc_large(entries * sizeof(uint32_t));
             if (!b) return GP_ERROR_OUT_OF_MEMORY;
             free(r->bins);
             r->bins = b;

@@ -200,24 +200,34 @@ static void rand10k_256_matches_reference(void **state)
     gp_scene_destroy(s);
 }
 
-/* Each of the CPU tile renderer's blend loops (scalar, SSE, AVX2; the
- * library picks the widest the CPU has) against the reference. */
+/* Each of the CPU tile renderer's shading paths (the scalar, SSE and AVX2
+ * row blends and the AVX-512 register tile; the library picks the widest
+ * the CPU has, and a forced one the CPU lacks falls back to that) against
+ * the reference. */
 static void every_blend_path_matches_reference(void **state)
 {
-    static const char *const paths[] = {"scalar", "sse", "avx2"};
+    static const char *const paths[] = {"scalar", "sse", "avx2", "avx512"};
     gp_context *ctx = gpt_ctx(state);
-    gp_scene *s = NULL, *p = NULL;
+    gp_scene *s = NULL, *p = NULL, *d = NULL;
     size_t k;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f")) print_message("this CPU has no AVX-512: its case ran the widest path\n");
+    if (!__builtin_cpu_supports("avx2")) print_message("this CPU has no AVX2: its case ran the SSE path\n");
+#endif
     assert_int_equal(gp_scene_create(&s, "rand10k", 0), GP_SUCCESS);
     assert_int_equal(gp_scene_create(&p, "pattern", 0), GP_SUCCESS);
+    assert_int_equal(gp_scene_create(&d, "rand100k", 0), GP_SUCCESS); /* thousands of circles per tile */
     for (k = 0; k < sizeof paths / sizeof paths[0]; k++) {
         setenv("GPUPRIM_CPU_BLEND", paths[k], 1);
         compare_with_reference(ctx, s, 203, 150, paths[k]);
         compare_with_reference(ctx, p, 97, 64, paths[k]);
+        compare_with_reference(ctx, d, 131, 67, paths[k]);
     }
     unsetenv("GPUPRIM_CPU_BLEND");
     gp_scene_destroy(s);
     gp_scene_destroy(p);
+    gp_scene_destroy(d);
 }
 
 /* Flakes in view (the generated snow starts above the frame), and the
@@ -273,6 +283,17 @@ static void odd_circles_match_reference(void **state)
     compare_with_reference(ctx, t, 97, 61, "odd snow circles");
     gp_scene_destroy(s);
     gp_scene_destroy(t);
+    /* Rims through pixel centres: at 64x64 the centres (i + .5)/64 and these
+     * circles are exact in binary, so d2 == r*r (inside) at the top, bottom
+     * and sides of each, on every tile path. */
+    {
+        gp_circle rim[] = {{32.5f / 64, 32.5f / 64, 0.f, 8.f / 64, 1, 0, 0},
+                           {10.5f / 64, 50.5f / 64, 0.f, 4.f / 64, 0, 1, 0},
+                           {60.5f / 64, 3.5f / 64, 0.f, 3.f / 64, 0, 0, 1}};
+        gp_scene *u = circles(rim, 3, 0);
+        compare_with_reference(ctx, u, 64, 64, "rims through pixel centres");
+        gp_scene_destroy(u);
+    }
 }
 
 static void renderer_reuse_and_animation(void **state)
