@@ -15,6 +15,7 @@ struct gp_renderer {
     int band_y0, band_y1;   /* ... as pixel rows */
     gpi_cpu_renderer *cpu;
     gpi_cuda_renderer *cuda;
+    void *rgb_dev; /* CUDA: gp_renderer_read_rgb8's device buffer, made on first use */
     int has_scene, rendered;
     uint64_t scene_uid;        /* the scene object and frame held now: */
     unsigned long scene_frame; /* set_scene of the same ones copies nothing */
@@ -55,6 +56,7 @@ gp_status gpi_renderer_create_band(gp_renderer **out, gp_context *ctx, int width
 void gp_renderer_destroy(gp_renderer *r)
 {
     if (!r) return;
+    if (r->rgb_dev) gp_free(r->ctx, r->rgb_dev);
     if (r->cuda) gpi_cuda_renderer_destroy(r->cuda);
     if (r->cpu) gpi_cpu_renderer_destroy(r->cpu);
     free(r);
@@ -137,6 +139,24 @@ gp_status gp_renderer_read_image(gp_renderer *r, float *rgba_host)
     if ((st = gpi_enter(r->ctx))) return st;
     st = r->cuda ? gpi_cuda_renderer_read(r->cuda, rgba_host) : gpi_cpu_renderer_read(r->cpu, rgba_host);
     if (st && !r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_read_image");
+    return st;
+}
+
+gp_status gp_renderer_read_rgb8(gp_renderer *r, unsigned char *rgb_host)
+{
+    size_t bytes;
+    gp_status st;
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    if (!rgb_host) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_rgb8: NULL image");
+    bytes = (size_t)r->width * (size_t)(r->band_y1 - r->band_y0) * 3;
+    if (!r->rendered)
+        return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_rgb8: nothing rendered yet");
+    if ((st = gpi_enter(r->ctx))) return st;
+    if (r->cpu) return gpi_cpu_renderer_rgb8(r->cpu, rgb_host);
+    if (!r->rgb_dev && (st = gp_malloc(r->ctx, &r->rgb_dev, bytes))) return st;
+    st = gpi_cuda_renderer_rgb8(r->cuda, (unsigned char *)r->rgb_dev);
+    if (!st) st = gp_download(r->ctx, rgb_host, r->rgb_dev, bytes);
+    if (st && !r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_read_rgb8");
     return st;
 }
 

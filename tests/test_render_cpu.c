@@ -303,6 +303,8 @@ static void renderer_reuse_and_animation(void **state)
     gp_scene *s = NULL, *t = NULL;
     const int w = 120, h = 90;
     float *a = image(w, h), *b = image(w, h), *ref = image(w, h);
+    unsigned char *rgb = (unsigned char *)gpt_malloc((size_t)w * h * 3);
+    unsigned char *want = (unsigned char *)gpt_malloc((size_t)w * h * 3);
     int f;
     assert_int_equal(gp_scene_create(&s, "hypnosis", 0), GP_SUCCESS);
     assert_int_equal(gp_scene_create(&t, "rand10k", 0), GP_SUCCESS);
@@ -315,6 +317,11 @@ static void renderer_reuse_and_animation(void **state)
         assert_int_equal(gp_render_reference(s, w, h, ref), GP_SUCCESS);
         gp_image_compare(a, ref, w, h, &max_diff, NULL);
         assert_true(max_diff <= 1);
+        /* the 8-bit read is the float read converted */
+        gpt_poison(rgb, (size_t)w * h * 3);
+        GPT_OK(ctx, gp_renderer_read_rgb8(r, rgb));
+        assert_int_equal(gp_image_to_rgb8(a, w, h, want), GP_SUCCESS);
+        assert_memory_equal(rgb, want, (size_t)w * h * 3);
         if (f > 0) assert_memory_not_equal(a, b, (size_t)w * h * 4 * sizeof(float)); /* the rings moved */
         memcpy(b, a, (size_t)w * h * 4 * sizeof(float));
         assert_int_equal(gp_scene_advance(s), GP_SUCCESS);
@@ -341,6 +348,8 @@ static void renderer_reuse_and_animation(void **state)
     free(a);
     free(b);
     free(ref);
+    free(rgb);
+    free(want);
 }
 
 /* ---- arguments ------------------------------------------------------------------ */
@@ -351,6 +360,7 @@ static void renderer_bad_arguments(void **state)
     gp_renderer *r = (gp_renderer *)0x1;
     gp_scene *s = NULL;
     float img[16];
+    unsigned char rgb[12];
     static const int bad_sides[] = {0, -1, GP_RENDER_MAX_SIDE + 1, -2147483647 - 1};
     size_t k;
     assert_int_equal(gp_scene_create(&s, "rgb", 0), GP_SUCCESS);
@@ -383,11 +393,17 @@ static void renderer_bad_arguments(void **state)
     assert_int_equal(gp_renderer_render(r), GP_ERROR_INVALID_ARGUMENT); /* no scene yet */
     assert_true(strlen(gp_context_last_error(ctx)) > 0);
     assert_int_equal(gp_renderer_read_image(r, img), GP_ERROR_INVALID_ARGUMENT); /* nothing rendered */
+    memset(rgb, 0x5a, sizeof rgb);
+    assert_int_equal(gp_renderer_read_rgb8(r, rgb), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(rgb[0], 0x5a); /* untouched */
     GPT_OK(ctx, gp_renderer_set_scene(r, s));
     GPT_OK(ctx, gp_renderer_render(r));
     assert_int_equal(gp_renderer_read_image(r, NULL), GP_ERROR_INVALID_ARGUMENT);
     assert_int_equal(gp_renderer_read_image(NULL, img), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_renderer_read_rgb8(r, NULL), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_renderer_read_rgb8(NULL, rgb), GP_ERROR_INVALID_ARGUMENT);
     GPT_OK(ctx, gp_renderer_read_image(r, img));
+    GPT_OK(ctx, gp_renderer_read_rgb8(r, rgb));
     gp_renderer_destroy(r);
 
     assert_int_equal(gp_image_write(NULL, img, 2, 2), GP_ERROR_INVALID_ARGUMENT);

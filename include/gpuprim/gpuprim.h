@@ -57,11 +57,11 @@ extern "C" {
 
 /* ---- version ------------------------------------------------------------ */
 #define GP_VERSION_MAJOR 0
-#define GP_VERSION_MINOR 3
+#define GP_VERSION_MINOR 4
 #define GP_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH, as zstd does. */
 #define GP_VERSION_NUMBER (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)
-#define GP_VERSION_STRING "0.3.0"
+#define GP_VERSION_STRING "0.4.0"
 
 /* The version of the library actually loaded (compare with GP_VERSION_NUMBER
  * to detect a header/library mismatch). Never fails. */

@@ -124,6 +124,14 @@ GP_API gp_status gp_renderer_set_progress(gp_renderer *renderer, gp_progress_fn 
 /* Copy the last frame into rgba_host (width*height*4 floats). Synchronizes. */
 GP_API gp_status gp_renderer_read_image(gp_renderer *renderer, float *rgba_host);
 
+/* Copy the last frame as 8-bit RGB into rgb_host (width*height*3 bytes,
+ * laid out as gp_image_to_rgb8 does: the same bytes as gp_renderer_read_image
+ * followed by gp_image_to_rgb8). On CUDA the conversion runs on the device
+ * and a fifth of the bytes crosses to the host; the first call allocates a
+ * device buffer of width*height*3 bytes that the renderer keeps.
+ * Synchronizes. */
+GP_API gp_status gp_renderer_read_rgb8(gp_renderer *renderer, unsigned char *rgb_host);
+
 /* One-shot convenience: create a renderer, render, read, destroy. */
 GP_API gp_status gp_render(gp_context *ctx, const gp_scene *scene, int width, int height, float *rgba_host);
 

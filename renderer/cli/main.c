@@ -84,41 +84,6 @@ static void strip_ext(const char *path, char *out, size_t len)
     if (dot && (!slash || dot > slash) && (size_t)(dot - path) < len) out[dot - path] = '\0';
 }
 
-/* Compare the image with the single-threaded reference; 1 if it fails. */
-static int check_image(const gp_scene *scene, const float *img, int w, int h, long frame)
-{
-    size_t n = (size_t)w * (size_t)h * 4, differing = 0, count = 0;
-    float *ref = (float *)malloc(n * sizeof(float));
-    int max_diff = 0;
-    double t0;
-    gp_status s;
-    if (!ref) {
-        fprintf(stderr, "renderer: out of memory for the reference image\n");
-        return 1;
-    }
-    gp_scene_count(scene, &count);
-    fprintf(stderr, "check: reference render (one thread, %zu circles, %dx%d)...\n", count, w, h);
-    t0 = now_s();
-    {
-        progress_line pl;
-        gp_progress_fn fn = progress_start(&pl, g_opts, "check: reference render");
-        s = gp_render_reference_progress(scene, w, h, ref, fn, &pl);
-        progress_end(&pl);
-    }
-    if (s) {
-        free(ref);
-        return failed("gp_render_reference", s, NULL);
-    }
-    fprintf(stderr, "check: reference took %.3f s\n", now_s() - t0);
-    gp_image_compare(img, ref, w, h, &max_diff, &differing);
-    free(ref);
-    if (frame >= 0) printf("check frame %ld: ", frame);
-    else printf("check: ");
-    printf("max per-channel difference %d (8-bit levels), %zu differing pixels: %s\n", max_diff, differing,
-           max_diff <= 1 ? "OK" : "FAIL");
-    return max_diff > 1;
-}
-
 /* The scene the options name; 1 (after a message) if it cannot be made. */
 static int open_scene(const options *o, gp_scene **scene)
 {
@@ -179,18 +144,32 @@ static int compare_rgb8(const unsigned char *want, const unsigned char *rgb, int
     return worst > 1;
 }
 
-/* Compare the 8-bit frame with the single-threaded reference's; 1 if it fails. */
-static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, int h)
+/* Compare the 8-bit frame with the single-threaded reference's; 1 if it
+ * fails. frame >= 0 names the frame in the verdict. */
+static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, int h, long frame)
 {
     float *ref = (float *)malloc((size_t)w * (size_t)h * 16);
     unsigned char *want = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
+    size_t count = 0;
+    char what[64];
     int rc = 1;
+    double t0 = now_s();
     progress_line pl;
     gp_progress_fn fn = progress_start(&pl, g_opts, "check: reference render");
-    if (!ref || !want || gp_render_reference_progress(scene, w, h, ref, fn, &pl) || gp_image_to_rgb8(ref, w, h, want))
+    gp_scene_count(scene, &count);
+    fprintf(stderr, "check: reference render (one thread, %zu circles, %dx%d)...\n", count, w, h);
+    if (!ref || !want) {
+        fprintf(stderr, "renderer: out of memory for the reference image\n");
+    } else if (gp_render_reference_progress(scene, w, h, ref, fn, &pl) || gp_image_to_rgb8(ref, w, h, want)) {
+        progress_end(&pl);
         fprintf(stderr, "renderer: the reference render failed\n");
-    else rc = compare_rgb8(want, rgb, w, h, "check");
-    progress_end(&pl);
+    } else {
+        progress_end(&pl);
+        fprintf(stderr, "check: reference took %.3f s\n", now_s() - t0);
+        if (frame >= 0) snprintf(what, sizeof what, "check frame %ld", frame);
+        else snprintf(what, sizeof what, "check");
+        rc = compare_rgb8(want, rgb, w, h, what);
+    }
     free(ref);
     free(want);
     return rc;
@@ -301,7 +280,7 @@ static int run_dist(const options *o)
         }
         if (!o->bench) printf("rendered %dx%d on %d ranks in %.3f ms -> %s\n", w, h, n, 1e3 * (render_s + gather_s), path);
     }
-    if (o->check && check_rgb8(scene, d.rgb, w, h)) rc = 1;
+    if (o->check && check_rgb8(scene, d.rgb, w, h, -1)) rc = 1;
     if (o->reference && check_file(o->reference, d.rgb, w, h)) rc = 1;
 done:
     for (r = 0; r < n; r++) gp_dist_renderer_destroy(d.dr[r]);
@@ -313,16 +292,6 @@ done:
     return rc;
 }
 
-static int check_float_file(const char *path, const float *img, int w, int h)
-{
-    unsigned char *rgb = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
-    int rc = 1;
-    if (!rgb) fprintf(stderr, "renderer: out of memory for the 8-bit frame\n");
-    else if (!gp_image_to_rgb8(img, w, h, rgb)) rc = check_file(path, rgb, w, h);
-    free(rgb);
-    return rc;
-}
-
 static int run(const options *o)
 {
     progress_line render_progress;
@@ -330,7 +299,7 @@ static int run(const options *o)
     gp_scene *scene = NULL;
     gp_renderer *rd = NULL;
     gp_backend used = GP_BACKEND_CPU;
-    float *img = NULL;
+    unsigned char *rgb = NULL; /* the frame as written: 8-bit RGB */
     char base[4096], path[4200];
     const char *ext = ".ppm";
     int rc = 0;
@@ -361,8 +330,8 @@ static int run(const options *o)
         strip_ext(slash ? slash + 1 : o->scene_file, base, sizeof base);
     }
 
-    img = (float *)malloc((size_t)w * (size_t)h * 4 * sizeof(float));
-    if (!img) {
+    rgb = (unsigned char *)malloc((size_t)w * (size_t)h * 3);
+    if (!rgb) {
         fprintf(stderr, "renderer: out of memory for a %dx%d image\n", w, h);
         rc = 1;
         goto done;
@@ -397,17 +366,17 @@ static int run(const options *o)
         printf("bench: %s %dx%d, %s, %ld frames: %.3f ms per frame\n", o->scene ? o->scene : o->scene_file, w, h,
                used == GP_BACKEND_CUDA ? "cuda" : "cpu", o->bench, 1e3 * total / (double)o->bench);
         if (o->check || o->output || o->reference) {
-            if ((s = gp_renderer_read_image(rd, img))) {
-                rc = failed("gp_renderer_read_image", s, ctx);
+            if ((s = gp_renderer_read_rgb8(rd, rgb))) {
+                rc = failed("gp_renderer_read_rgb8", s, ctx);
                 goto done;
             }
-            if (o->output && (s = gp_image_write(o->output, img, w, h))) {
+            if (o->output && (s = gp_image_write_rgb8(o->output, rgb, w, h))) {
                 write_failed(o->output, s);
                 rc = 1;
                 goto done;
             }
-            if (o->check) rc = check_image(scene, img, w, h, -1);
-            if (o->reference && check_float_file(o->reference, img, w, h)) rc = 1;
+            if (o->check) rc = check_rgb8(scene, rgb, w, h, -1);
+            if (o->reference && check_file(o->reference, rgb, w, h)) rc = 1;
         }
         goto done;
     }
@@ -419,26 +388,26 @@ static int run(const options *o)
         s = gp_renderer_set_scene(rd, scene);
         if (!s) s = gp_renderer_render(rd);
         progress_end(&render_progress);
-        if (s || (s = gp_renderer_read_image(rd, img))) {
+        if (s || (s = gp_renderer_read_rgb8(rd, rgb))) {
             rc = failed("rendering", s, ctx);
             goto done;
         }
         if (o->have_frames) snprintf(path, sizeof path, "%s_%04ld%s", base, f, ext);
         else snprintf(path, sizeof path, "%s%s", base, ext);
         t0 = now_s() - t0;
-        if ((s = gp_image_write(path, img, w, h))) {
+        if ((s = gp_image_write_rgb8(path, rgb, w, h))) {
             write_failed(path, s);
             rc = 1;
             goto done;
         }
         /* said only once the file is in place */
         printf("rendered %dx%d in %.3f ms -> %s\n", w, h, 1e3 * t0, path);
-        if (o->check && check_image(scene, img, w, h, o->have_frames ? f : -1)) rc = 1;
-        if (o->reference && check_float_file(o->reference, img, w, h)) rc = 1;
+        if (o->check && check_rgb8(scene, rgb, w, h, o->have_frames ? f : -1)) rc = 1;
+        if (o->reference && check_file(o->reference, rgb, w, h)) rc = 1;
     }
 
 done:
-    free(img);
+    free(rgb);
     gp_renderer_destroy(rd);
     gp_scene_destroy(scene);
     gp_context_destroy(ctx);
