@@ -25,76 +25,22 @@
 
 #include <math.h>
 
+#include "raytrace/card.h"
+#include "raytrace/packet.h"
+
 namespace {
 
-struct V {
-    float x, y, z;
-};
-__host__ __device__ inline V mk(float x, float y, float z) { return V{x, y, z}; }
-__host__ __device__ inline V add(V a, V b) { return mk(a.x + b.x, a.y + b.y, a.z + b.z); }
-__host__ __device__ inline V mul(V a, float s) { return mk(a.x * s, a.y * s, a.z * s); }
-__host__ __device__ inline float dot(V a, V b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-__host__ __device__ inline V cross(V a, V b) { return mk(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
-__host__ __device__ inline V unit(V a) { return mul(a, 1.0f / sqrtf(dot(a, a))); }
+using namespace card;
 
-/* The card's letters: bit k of row j is a sphere at (k, 0, j + 4). */
-constexpr int kRows = 9, kCols = 19, kMaxSpheres = 56; /* 49 spheres, padded to groups of 8 */
-__host__ __device__ inline int pattern(int j)
-{
-    const int g[kRows] = {247570, 280596, 280600, 249748, 18578, 18577, 231184, 16, 16};
-    return g[j];
-}
 
-/* Sphere centres in the card's test order (k from 18 down, j from 8 down),
- * as structure of arrays for the SIMD test; padded with far spheres. */
-struct Spheres {
-    float x[kMaxSpheres], z[kMaxSpheres];
-    int n;
-    float gx0[kMaxSpheres / 8], gx1[kMaxSpheres / 8], gz0[kMaxSpheres / 8], gz1[kMaxSpheres / 8]; /* CPU groups of 8 */
-};
-Spheres make_spheres()
-{
-    Spheres s;
-    s.n = 0;
-    for (int k = kCols - 1; k >= 0; --k)
-        for (int j = kRows - 1; j >= 0; --j)
-            if (pattern(j) & (1 << k)) s.x[s.n] = (float)k, s.z[s.n] = (float)(j + 4), s.n++;
-    for (int i = s.n; i < kMaxSpheres; i++) s.x[i] = 1e6f, s.z[i] = 1e6f;
-    /* Each group of 8 (in the card's order): the x and z its spheres
-     * reach, padded, for the CPU's group cull. */
-    for (int g = 0; g < kMaxSpheres / 8; g++) {
-        s.gx0[g] = s.gz0[g] = 1e30f;
-        s.gx1[g] = s.gz1[g] = -1e30f;
-        for (int i = 8 * g; i < 8 * g + 8 && i < s.n; i++) {
-            s.gx0[g] = fminf(s.gx0[g], s.x[i] - 1.01f), s.gx1[g] = fmaxf(s.gx1[g], s.x[i] + 1.01f);
-            s.gz0[g] = fminf(s.gz0[g], s.z[i] - 1.01f), s.gz1[g] = fmaxf(s.gz1[g], s.z[i] + 1.01f);
-        }
-    }
-    return s;
-}
 __constant__ Spheres d_spheres;
-
-/* Counter-based random numbers: splitmix64 of (pixel, sample, draw). */
-struct Rng {
-    uint64_t base;
-    unsigned draw;
-};
-__host__ __device__ inline float rnd(Rng &r)
-{
-    uint64_t x = r.base + (uint64_t)(r.draw++) + 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    return (float)(x >> 40) * (1.0f / 16777216.0f); /* [0, 1) */
-}
-__host__ __device__ inline uint64_t rng_base(uint64_t pixel, int sample) { return (pixel << 20) | ((uint64_t)sample << 8); }
 
 /* Does the ray meet the letters' bounding box [-1, 19] x [-1, 1] x [3, 13]?
  * A conservative slab test: a miss proves no sphere is hit beyond t = 0;
  * a hit gives the ray's interval [t0, t1] inside the box. */
 __host__ __device__ inline bool box_span(V o, V d, float &t0_out, float &t1_out)
 {
-    const float lo[3] = {-1.01f, -1.01f, 2.99f}, hi[3] = {19.01f, 1.01f, 13.01f};
+    const float lo[3] = {kBoxLoX, kBoxLoY, kBoxLoZ}, hi[3] = {kBoxHiX, kBoxHiY, kBoxHiZ};
     const float oo[3] = {o.x, o.y, o.z}, dd[3] = {d.x, d.y, d.z};
     float t0 = 0.f, t1 = 1e30f;
     for (int a = 0; a < 3; a++) {
@@ -112,12 +58,11 @@ __host__ __device__ inline bool box_span(V o, V d, float &t0_out, float &t1_out)
     return true;
 }
 
-/* A cheaper first cull, no division: the sphere of radius 11.2 about
- * (9, 0, 8) holds every letter sphere (the farthest centre is 9.85 away). */
+/* A cheaper first cull, no division: the bounding sphere. */
 __host__ __device__ inline bool bound_hit(V o, V d)
 {
-    V p = mk(o.x - 9.f, o.y, o.z - 8.f);
-    float b = dot(p, d), c = dot(p, p) - 125.44f;
+    V p = mk(o.x - kBoundX, o.y, o.z - kBoundZ);
+    float b = dot(p, d), c = dot(p, p) - kBoundR2;
     return c <= 0.f || (b < 0.f && b * b - c > 0.f);
 }
 
@@ -240,21 +185,6 @@ __host__ __device__ V shade(V o, V d, Rng &rng, const Spheres &sp)
     return sum;
 }
 
-struct Camera {
-    V a, b, c;
-    float scale; /* 512 / size: the card's pixel grid at any size */
-};
-Camera make_camera(int size)
-{
-    Camera k;
-    V g = unit(mk(-6, -16, 0));
-    k.a = mul(unit(cross(mk(0, 0, 1), g)), .002f);
-    k.b = mul(unit(cross(g, k.a)), .002f);
-    k.c = add(mul(add(k.a, k.b), -256.f), g);
-    k.scale = 512.f / (float)size;
-    return k;
-}
-
 /* Pixel (x, y) of the card (x, y from 0; y = 0 is the bottom row), all samples. */
 template <bool SIMD>
 __host__ __device__ inline void pixel(const Camera &k, const Spheres &sp, int size, int samples, int x, int y,
@@ -288,6 +218,7 @@ struct CpuJob {
     Spheres sp;
     int size, samples;
     unsigned char *rgb;
+    bool packets;          /* rt_packet_row (AVX-512), else the per-ray path */
     volatile int next_row; /* rows handed out one at a time */
 };
 void cpu_part(void *arg, int, int)
@@ -296,7 +227,9 @@ void cpu_part(void *arg, int, int)
     for (;;) {
         int y = __atomic_fetch_add(&j->next_row, 1, __ATOMIC_RELAXED);
         if (y >= j->size) break;
-        for (int x = 0; x < j->size; x++) pixel<true>(j->k, j->sp, j->size, j->samples, x, y, j->rgb);
+        if (j->packets) rt_packet_row(j->k, j->sp, j->size, j->samples, y, j->rgb);
+        else
+            for (int x = 0; x < j->size; x++) pixel<true>(j->k, j->sp, j->size, j->samples, x, y, j->rgb);
     }
 }
 
@@ -307,6 +240,10 @@ const char kUsage[] =
     "  --samples S               samples a pixel (default 64)\n"
     "  --output FILE             write the image (.png or .ppm, by gpuprim's image writer)\n"
     "  --threads T               CPU threads (default: all cores)\n"
+    "  --cpu-path auto|packets|rays  packets: 16 samples a vector (AVX-512); rays: one\n"
+    "                            ray at a time, SIMD over spheres (auto: packets where\n"
+    "                            the CPU has AVX-512; packets where it has not: exit 77);\n"
+    "                            both give the same image\n"
     "  --reps R                  render R times, report the median (default 1; CUDA: 5)\n"
     "  --compare FILE --tolerance L  fail unless every channel is within L levels of FILE's\n"
     "  --help";
@@ -315,7 +252,7 @@ const char kUsage[] =
 
 int main(int argc, char **argv)
 {
-    const char *backend = "auto", *output = NULL, *compare = NULL;
+    const char *backend = "auto", *output = NULL, *compare = NULL, *cpu_path = "auto";
     int size = 512, samples = 64, threads = demo_cpu_threads(), reps = 0, tolerance = 0;
     const char *o, *v;
     for (int i = 1; demo_option(argc, argv, &i, kUsage, &o, &v);) {
@@ -327,10 +264,19 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--reps")) reps = atoi(v);
         else if (!strcmp(o, "--compare")) compare = v;
         else if (!strcmp(o, "--tolerance")) tolerance = atoi(v);
+        else if (!strcmp(o, "--cpu-path")) cpu_path = v;
         else demo_die("unknown option %s (see --help)", o);
     }
     if (size < 1 || size > 8192 || samples < 1 || samples > 4096 || threads < 1 || reps < 0)
         demo_die("--size 1..8192, --samples 1..4096, --threads >= 1");
+    bool packets = rt_packets_supported();
+    if (!strcmp(cpu_path, "rays")) packets = false;
+    else if (!strcmp(cpu_path, "packets") && !packets) {
+        /* 77: the tests' "skipped" code */
+        fprintf(stderr, "raytrace: --cpu-path packets: this CPU has no AVX-512 (F and DQ)\n");
+        return 77;
+    } else if (strcmp(cpu_path, "packets") && strcmp(cpu_path, "auto"))
+        demo_die("--cpu-path must be auto, packets or rays (got %s)", cpu_path);
     const int cuda = demo_use_cuda(backend);
     if (!reps) reps = cuda ? 5 : 1;
     const size_t bytes = (size_t)size * size * 3;
@@ -363,7 +309,7 @@ int main(int argc, char **argv)
         cudaFree(d_rgb);
     } else {
         for (int r = 0; r < reps; r++) {
-            CpuJob j = {k, sp, size, samples, rgb, 0};
+            CpuJob j = {k, sp, size, samples, rgb, packets, 0};
             double t0 = demo_now();
             demo_parallel(cpu_part, &j, threads);
             t[r] = demo_now() - t0;
@@ -376,9 +322,9 @@ int main(int argc, char **argv)
         printf("raytrace: %dx%d, %d samples, cuda (%s): %.3f ms per image (median of %d, device events)\n", size,
                size, samples, p.name, med * 1e3, reps);
     } else {
-        printf("raytrace: %dx%d, %d samples, cpu (%d threads, SIMD spheres, box cull): %.3f ms per image (median "
-               "of %d)\n",
-               size, size, samples, threads, med * 1e3, reps);
+        printf("raytrace: %dx%d, %d samples, cpu (%d threads, %s): %.3f ms per image (median of %d)\n", size, size,
+               samples, threads, packets ? "16-sample AVX-512 packets" : "one ray at a time, SIMD spheres, box cull",
+               med * 1e3, reps);
     }
     if (output) {
         gp_status s = gp_image_write_rgb8(output, rgb, size, size);
