@@ -143,7 +143,7 @@ fi
 
 if has demos; then
     # issue 14's figures: each demo's CUDA path at its full size, and the
-    # raytracer's CPU image against its CUDA one.
+    # raytracer's CPU images (both paths) against its CUDA one.
     D="$BUILD/demos"
     {
         "$D/saxpy" --backend cuda -n 64M && "$D/saxpy" --backend cuda -n 256M && "$D/saxpy" --backend cpu -n 64M --reps 5
@@ -151,7 +151,8 @@ if has demos; then
         "$D/euler" --backend cuda -n 250 --method both && "$D/euler" --backend cuda -n 1000 --method fast
         "$D/euler" --backend cpu -n 250 --method both && "$D/euler" --backend cpu -n 1000 --method fast
         "$D/raytrace" --backend cuda --reps 10 --output "$OUT/raytrace_cuda.png" &&
-        "$D/raytrace" --backend cpu --output "$OUT/raytrace_cpu.png" --compare "$OUT/raytrace_cuda.png" --tolerance 2
+        "$D/raytrace" --backend cpu --output "$OUT/raytrace_cpu.png" --compare "$OUT/raytrace_cuda.png" --tolerance 2 &&
+        "$D/raytrace" --backend cpu --cpu-path rays --compare "$OUT/raytrace_cuda.png" --tolerance 2
     } >"$OUT/demos.txt" 2>&1
     note "demos: rc=$? (demos.txt)"
 fi
