@@ -9,11 +9,15 @@
  * sort); worker threads pull tiles from an atomic counter and blend each
  * tile's circles, in order, into a tile buffer that stays in L1. Per pixel
  * the same circles meet the same float operations in the same order as in
- * the reference, so the image is the same bit for bit. Two things make it
- * fast besides threads: each circle row is cut down to a conservative chord
- * (the exact d2 <= r*r test still decides every pixel), and the ordinary
- * circles' blend runs as a branch-free loop over a row of the SoA tile
- * buffer, which the compiler vectorizes. */
+ * the reference, so the image is the same bit for bit. Ordinary circles
+ * run on one of two paths: where the CPU has AVX-512, a tile row stays in
+ * registers while the tile's circles pass over it (shade_tile_avx512);
+ * elsewhere each circle row is cut down to a conservative chord (the exact
+ * d2 <= r*r test still decides every pixel) and blended by a branch-free
+ * SIMD loop over that row of the SoA tile buffer. Snow circles take the
+ * scalar gpi_shade. The image and bin buffers sit on huge pages where the
+ * system offers them (gpi_host_alloc_large): their page faults cost as much
+ * as the shading. */
 #include "render_cpu.h"
 #include "band.h"
 #include "shade.h"
