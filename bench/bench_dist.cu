@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -524,12 +525,17 @@ int main(int argc, char **argv)
         printf("| %s | %s | %.3f | %.3f | %.1f%% |\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp,
                100.0 * r.t1 / r.tp);
     if (csv) {
-        FILE *f = fopen(csv, "w");
-        if (!f) die("cannot write %s", csv);
+        /* to FILE.partial, renamed over FILE once whole: an earlier FILE
+         * stays as it was if anything fails */
+        const std::string tmp = std::string(csv) + ".partial";
+        FILE *f = fopen(tmp.c_str(), "w");
+        if (!f) die("cannot write %s: %s", tmp.c_str(), strerror(errno));
         fprintf(f, "scaling,work,size,t1_ms,tp_ms,ranks\n");
         for (const Row &r : strong) fprintf(f, "strong,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
         for (const Row &r : weak) fprintf(f, "weak,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
-        fclose(f);
+        const bool ok = !ferror(f);
+        if (fclose(f) != 0 || !ok || rename(tmp.c_str(), csv) != 0)
+            die("cannot write %s (%s unchanged): %s", csv, csv, strerror(errno));
     }
     return 0;
 }

@@ -1373,9 +1373,13 @@ int main(int argc, char **argv)
 
     print_device_info();
 
-    g_csv = fopen(g_opt.csv.c_str(), "w");
+    /* Rows go to FILE.partial as they finish (a crash keeps them there) and
+     * the file is renamed over FILE at the end: an earlier FILE stays as it
+     * was until a whole run replaces it. */
+    const std::string csv_partial = g_opt.csv + ".partial";
+    g_csv = fopen(csv_partial.c_str(), "w");
     if (!g_csv)
-        die("cannot open %s for writing: %s", g_opt.csv.c_str(), strerror(errno));
+        die("cannot open %s for writing: %s", csv_partial.c_str(), strerror(errno));
     fprintf(g_csv, "op,size,ours_ms,ours_GBps,ours_frac_of_copy,anchor_name,anchor_ms,anchor_GBps,ratio,status,"
                    "bytes,ours_min_ms,anchor_min_ms,samples,batch,note\n");
     fflush(g_csv);
@@ -1408,10 +1412,13 @@ int main(int argc, char **argv)
     for (const Row &r : g_rows)
         print_row(r);
     print_targets();
+    const bool csv_ok = !ferror(g_csv);
+    if (fclose(g_csv) != 0 || !csv_ok || rename(csv_partial.c_str(), g_opt.csv.c_str()) != 0)
+        die("cannot write %s (the rows are in %s; %s unchanged): %s", g_opt.csv.c_str(), csv_partial.c_str(),
+            g_opt.csv.c_str(), strerror(errno));
     printf("\n%s; CSV written to %s\n", fails ? "SOME ROWS FAILED THEIR CHECK (status FAIL)" : "all checks passed",
            g_opt.csv.c_str());
 
-    fclose(g_csv);
     gp_context_destroy(g_ctx);
     CKB(cublasDestroy(g_cublas));
     CK(cudaFree(g_diff_dev));
