@@ -320,7 +320,10 @@ static void stencil_2d_shapes(void **state)
     const size_t shapes[][2] = {{1, 1},     {1, 1000},   {1000, 1},   {2, 2},     {2, 3},
                                 {31, 33},   {32, 32},    {33, 31},    {17, 1000}, {1000, 17},
                                 {63, 257},  {65, 255},   {129, 513},  {1023, 1025},
-                                {1, 100003}, {100003, 1}, {quick ? 257 : 2049, quick ? 385 : 3001}};
+                                {1, 100003}, {100003, 1}, {quick ? 257 : 2049, quick ? 385 : 3001},
+                                /* 16-byte rows: the vector kernel, its last strip partial and swept
+                                   upwards (1003 = 167 * 6 + 1; 35 = 5 * 6 + 5) */
+                                {1003, 1024}, {35, 64}};
     size_t ti, bi, k;
     for (ti = 0; ti < 2; ti++)
         for (bi = 0; bi < 3; bi++)

@@ -17,7 +17,7 @@
  * pointers 16-byte aligned, so every row starts 16-byte aligned): register
  * sliding down columns in 16-byte words, with no shared memory and no
  * barrier. Each thread owns N consecutive columns (one float4 / double2) of
- * a strip of 24 rows; a block of 128 threads covers 128 N columns. Down its
+ * a strip of 6 rows; a block of 128 threads covers 128 N columns. Down its
  * columns a thread keeps a ring of R = 6 rows in registers and, after
  * computing row p from rows p-1, p, p+1, reloads the dead slot with row
  * p + R - 1: each LDG.128 is issued R - 2 rows (64 bytes per thread) before
@@ -28,8 +28,16 @@
  * on their side, one scalar load per row that hits the line a neighbouring
  * warp reads anyway. The lane just past the last column loads that row's
  * east boundary column as its element 0, for its neighbour's shuffle. A
- * strip re-reads 2 of 26 rows. The launch bound asks for 10 (doubles 9)
- * blocks of 128 threads per SM, which caps registers at 48 (56), no spills.
+ * strip reads 8 rows for its 6; the 2 halo rows are its neighbours' and
+ * should come from L2. For that, odd strips sweep upwards: the two strips
+ * at a boundary run at the same time (blocks go along a strip row first)
+ * and now both read its rows at the same end of their sweeps. Swept the
+ * same way (and in the 24-row strips of before), one read them first and
+ * the other a sweep later, after tens of MB of other traffic through the
+ * 50 MB L2, and both went to DRAM (+8% reads). With the halo rows cheap,
+ * short strips win: more blocks start early and the tail is short. The
+ * launch bound asks for 10 (doubles 9) blocks of 128 threads per SM, which
+ * caps registers at 48 (56), no spills.
  * Shape sweep, ncu before and after: bench/RESULTS.md, "Tuning sweeps".
  * Stores: each output word is one STG.E.128, written in PTX (store16).
  * From a Vec16 (or float4 / double2) assignment nvcc emits four STG.E.32
@@ -80,15 +88,25 @@ constexpr int k2dStrip = 64;     // rows per block
 #define GPI_STENCIL_RING 6
 #endif
 #ifndef GPI_STENCIL_STRIP
-#define GPI_STENCIL_STRIP 24
+#define GPI_STENCIL_STRIP 6
 #endif
 #ifndef GPI_STENCIL_MIN_BLOCKS
 #define GPI_STENCIL_MIN_BLOCKS 10
 #endif
+#ifndef GPI_STENCIL_ALTERNATE
+#define GPI_STENCIL_ALTERNATE 1
+#endif
+constexpr bool kStencilAlternate = GPI_STENCIL_ALTERNATE != 0;  // odd strips sweep upwards
 constexpr int k2vThreads = 128;                 // 16-byte words per block row: 512 floats, 256 doubles
 constexpr int k2vStrip = GPI_STENCIL_STRIP;     // rows per block
 constexpr int k2vRing = GPI_STENCIL_RING;       // rows held per thread: R - 2 rows of loads in flight
 constexpr int k2vMinBlocks = GPI_STENCIL_MIN_BLOCKS;  // per SM (floats; doubles one fewer)
+
+// A strip's sweep direction (true: downwards), as a type.
+template <bool DOWN>
+struct Direction {
+    static constexpr bool value = DOWN;
+};
 
 // A 16-byte word of 16 / sizeof(T) elements: one LDG/STG.128.
 template <typename T>
@@ -275,51 +293,67 @@ stencil_2d_vec_kernel(const T *__restrict__ in, T *__restrict__ out, long long r
                 }
             };
 
-            // A ring of R rows. Entering step i of an iteration at row r,
-            // slot j holds row r - 1 + j for j >= i and row r - 1 + j + R for
-            // j < i (win: the thread's N elements, hal: its halo element).
-            // Step i computes row p = r + i from slots i, i+1, i+2 (rows p-1,
-            // p, p+1), after which slot i is dead and takes row p - 1 + R:
-            // each load is issued R - 2 rows before its first use.
-            V win[R];
-            T hal[R];
-#pragma unroll
-            for (int j = 0; j < R; ++j) {
-                if (r0 - 1 + j <= r_end) load(r0 - 1 + j, win[j], hal[j]);  // rows up to r_end are read
-                else {
-                    win[j] = V();
-                    hal[j] = T(0);
-                }
-            }
+            // The strip is swept in steps q = 0 .. len-1; step q is row
+            // row_of(q): downwards on even strips, upwards on odd ones (see
+            // the header). The direction is a compile-time constant of each
+            // sweep, so the ring below keeps static slot indices (a run-time
+            // choice between slots put the ring in local memory).
+            const long long len = r_end - r0;
+            auto sweep = [&](auto dir) {
+                constexpr bool down = decltype(dir)::value;
+                auto row_of = [&](long long q) { return down ? r0 + q : r_end - 1 - q; };
 
-            for (long long r = r0; r < r_end; r += R) {
+                // A ring of R rows. Entering step i of an iteration at step s,
+                // slot j holds step s - 1 + j's row for j >= i and step
+                // s - 1 + j + R's for j < i (win: the thread's N elements, hal:
+                // its halo element). Step i computes step q = s + i from slots i,
+                // i+1, i+2 (steps q-1, q, q+1: north, centre, south going down,
+                // south and north going up), after which slot i is dead and takes
+                // step q - 1 + R: each load is issued R - 2 rows before its use.
+                V win[R];
+                T hal[R];
 #pragma unroll
-                for (int i = 0; i < R; ++i) {
-                    const long long p = r + i;
-                    if (p < r_end) {  // uniform across the block, like every bound here
-                        const V &nv = win[i], &cv = win[(i + 1) % R], &sv = win[(i + 2) % R];
-                        // Every lane shuffles, then lanes 0 and 31 take their halo.
-                        T west = __shfl_up_sync(0xffffffffu, cv.e[N - 1], 1);
-                        T east = __shfl_down_sync(0xffffffffu, cv.e[0], 1);
-                        if (lane == 0) west = hal[(i + 1) % R];
-                        if (lane == 31) east = hal[(i + 1) % R];
-                        V o;
-#pragma unroll
-                        for (int e = 0; e < N; ++e) {
-                            const T w = e == 0 ? west : cv.e[e - 1];
-                            const T x = e == N - 1 ? east : cv.e[e + 1];
-                            T acc = mul(wc, cv.e[e]);
-                            acc = add(acc, mul(wn, nv.e[e]));
-                            acc = add(acc, mul(ws, sv.e[e]));
-                            acc = add(acc, mul(ww, w));
-                            acc = add(acc, mul(we, x));
-                            o.e[e] = acc;
-                        }
-                        if (inside) store16(out + p * cols + c, o);
+                for (int j = 0; j < R; ++j) {
+                    if (j - 1 <= len) load(row_of(j - 1), win[j], hal[j]);  // steps -1 .. len are read
+                    else {
+                        win[j] = V();
+                        hal[j] = T(0);
                     }
-                    if (p - 1 + R <= r_end) load(p - 1 + R, win[i], hal[i]);
                 }
-            }
+
+                for (long long s = 0; s < len; s += R) {
+#pragma unroll
+                    for (int i = 0; i < R; ++i) {
+                        const long long q = s + i;
+                        if (q < len) {  // uniform across the block, like every bound here
+                            const long long p = row_of(q);
+                            const V &cv = win[(i + 1) % R];
+                            const V &nv = down ? win[i] : win[(i + 2) % R], &sv = down ? win[(i + 2) % R] : win[i];
+                            // Every lane shuffles, then lanes 0 and 31 take their halo.
+                            T west = __shfl_up_sync(0xffffffffu, cv.e[N - 1], 1);
+                            T east = __shfl_down_sync(0xffffffffu, cv.e[0], 1);
+                            if (lane == 0) west = hal[(i + 1) % R];
+                            if (lane == 31) east = hal[(i + 1) % R];
+                            V o;
+#pragma unroll
+                            for (int e = 0; e < N; ++e) {
+                                const T w = e == 0 ? west : cv.e[e - 1];
+                                const T x = e == N - 1 ? east : cv.e[e + 1];
+                                T acc = mul(wc, cv.e[e]);
+                                acc = add(acc, mul(wn, nv.e[e]));
+                                acc = add(acc, mul(ws, sv.e[e]));
+                                acc = add(acc, mul(ww, w));
+                                acc = add(acc, mul(we, x));
+                                o.e[e] = acc;
+                            }
+                            if (inside) store16(out + p * cols + c, o);
+                        }
+                        if (q - 1 + R <= len) load(row_of(q - 1 + R), win[i], hal[i]);
+                    }
+                }
+            };
+            if (!kStencilAlternate || (sy & 1) == 0) sweep(Direction<true>());
+            else sweep(Direction<false>());
         }
     }
 }
