@@ -38,7 +38,8 @@
  * short strips win: more blocks start early and the tail is short. The
  * launch bound asks for 10 (doubles 9) blocks of 128 threads per SM, which
  * caps registers at 48 (56), no spills.
- * Shape sweep, ncu before and after: bench/RESULTS.md, "Tuning sweeps".
+ * Shape sweeps, ncu before and after: bench/RESULTS.md, "Tuning sweeps" and
+ * "Laplacian: the halo rows from L2".
  * Stores: each output word is one STG.E.128, written in PTX (store16).
  * From a Vec16 (or float4 / double2) assignment nvcc emits four STG.E.32
  * (two STG.E.64 for doubles), each next to its element's arithmetic. A
@@ -83,7 +84,7 @@ constexpr int k2dStrip = 64;     // rows per block
 
 /* The vector kernel's shape (ring depth, strip rows, blocks per SM); -D
  * overrides exist for tuning runs on the GPU machine. The sweep behind the
- * defaults: bench/RESULTS.md, "Tuning sweeps". */
+ * defaults: bench/RESULTS.md, "Laplacian: the halo rows from L2". */
 #ifndef GPI_STENCIL_RING
 #define GPI_STENCIL_RING 6
 #endif
