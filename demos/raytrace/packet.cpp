@@ -14,9 +14,15 @@
  * number of draws, so one counter serves the packet. */
 #include "raytrace/packet.h"
 
-#include <immintrin.h>
-
 using namespace card;
+
+#if !(defined(__x86_64__) && defined(__GNUC__))
+/* Not x86-64 (or not GCC/Clang): the per-ray path serves. */
+bool rt_packets_supported() { return false; }
+void rt_packet_row(const Camera &, const Spheres &, int, int, int, unsigned char *) {}
+#else
+
+#include <immintrin.h>
 
 bool rt_packets_supported()
 {
@@ -236,3 +242,5 @@ void rt_packet_row(const Camera &k, const Spheres &sp, int size, int samples, in
 
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
+
+#endif /* x86-64 */
