@@ -480,10 +480,9 @@ __attribute__((target("avx2"))) static void blend_row_avx2(float *R, float *G, f
 #define GPI_HAVE_TILE512 1
 #define CHUNK512 256
 __attribute__((target("avx512f"))) static void shade_tile_avx512(const gpi_cpu_renderer *r, int tx0, int ty0,
-                                                                  int tx1, int ty1, const uint32_t *list,
-                                                                  uint32_t count, float (*R)[TILE_W],
-                                                                  float (*G)[TILE_W], float (*B)[TILE_W],
-                                                                  float (*A)[TILE_W])
+                                                                  int ty1, const uint32_t *list, uint32_t count,
+                                                                  float (*R)[TILE_W], float (*G)[TILE_W],
+                                                                  float (*B)[TILE_W], float (*A)[TILE_W])
 {
     float cpx[CHUNK512], cpy[CHUNK512], cmax[CHUNK512], car[CHUNK512], cag[CHUNK512], cab[CHUNK512];
     uint64_t ccols[CHUNK512];
@@ -494,7 +493,6 @@ __attribute__((target("avx512f"))) static void shade_tile_avx512(const gpi_cpu_r
     const __m512 oma = _mm512_set1_ps(1.f - .5f), alpha = _mm512_set1_ps(.5f);
     uint32_t k0;
     int row;
-    (void)tx1;
     for (k0 = 0; k0 < count; k0 += CHUNK512) {
         const uint32_t m = count - k0 < CHUNK512 ? count - k0 : CHUNK512;
         uint32_t k;
@@ -510,7 +508,7 @@ __attribute__((target("avx512f"))) static void shade_tile_avx512(const gpi_cpu_r
             cag[k] = .5f * r->cg[c];
             cab[k] = .5f * r->cb[c];
             /* columns [a, e) of the tile; none when the box misses it */
-            ccols[k] = a < e ? (e == 64 ? ~0ull : (1ull << e) - 1) & (~0ull << a) : 0;
+            ccols[k] = a < e ? (e == TILE_W ? ~0ull : (1ull << e) - 1) & (~0ull << a) : 0;
             cy0[k] = (uint8_t)(ya < ye ? ya : 0);
             cy1[k] = (uint8_t)(ya < ye ? ye : 0);
         }
@@ -592,42 +590,17 @@ static blend_fn pick_blend(int *tile512)
 #endif
 }
 
-static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile512)
+/* A tile's circles, in order, circle by circle and row by row over the
+ * tile's SoA buffer: ordinary circles by the row blend `blend` over each
+ * row's chord, snow circles by gpi_shade per pixel. */
+static void shade_tile_rows(const gpi_cpu_renderer *r, int tx0, int ty0, int tx1, int ty1, const uint32_t *list,
+                            uint32_t count, blend_fn blend, float (*R)[TILE_W], float (*G)[TILE_W],
+                            float (*B)[TILE_W], float (*A)[TILE_W])
 {
-    _Alignas(64) float R[TILE_H][TILE_W];
-    _Alignas(64) float G[TILE_H][TILE_W];
-    _Alignas(64) float B[TILE_H][TILE_W];
-    _Alignas(64) float A[TILE_H][TILE_W];
-    const int W = r->width;
-    const int tx0 = (int)(t % (size_t)r->tiles_x) * TILE_W, ty0 = (int)(t / (size_t)r->tiles_x) * TILE_H;
-    const int tx1 = tx0 + TILE_W < W ? tx0 + TILE_W : W;
-    const int ty1 = ty0 + TILE_H < r->height ? ty0 + TILE_H : r->height;
-    /* bins is NULL until some circle lands in a tile (then count is 0). */
-    const uint32_t *list = r->bins ? r->bins + r->tile_begin[t] : NULL;
-    uint32_t count = r->tile_total[t];
-    const float fW = (float)W;
+    const float fW = (float)r->width;
     const int snow = r->snow;
     uint32_t k;
     int i, j;
-
-    for (j = ty0; j < ty1; j++) {
-        gpi_rgba bg = gpi_background(snow, j, r->height);
-        for (i = 0; i < TILE_W; i++) {
-            R[j - ty0][i] = bg.r;
-            G[j - ty0][i] = bg.g;
-            B[j - ty0][i] = bg.b;
-            A[j - ty0][i] = bg.a;
-        }
-    }
-
-#ifdef GPI_HAVE_TILE512
-    if (tile512 && !snow) {
-        shade_tile_avx512(r, tx0, ty0, tx1, ty1, list, count, R, G, B, A);
-        count = 0; /* done */
-    }
-#else
-    (void)tile512;
-#endif
     for (k = 0; k < count; k++) {
         const uint32_t c = list[k];
         const box16 b = r->box[c];
@@ -682,6 +655,41 @@ static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile51
             }
         }
     }
+}
+
+static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile512)
+{
+    _Alignas(64) float R[TILE_H][TILE_W];
+    _Alignas(64) float G[TILE_H][TILE_W];
+    _Alignas(64) float B[TILE_H][TILE_W];
+    _Alignas(64) float A[TILE_H][TILE_W];
+    const int W = r->width;
+    const int tx0 = (int)(t % (size_t)r->tiles_x) * TILE_W, ty0 = (int)(t / (size_t)r->tiles_x) * TILE_H;
+    const int tx1 = tx0 + TILE_W < W ? tx0 + TILE_W : W;
+    const int ty1 = ty0 + TILE_H < r->height ? ty0 + TILE_H : r->height;
+    /* bins is NULL until some circle lands in a tile (then count is 0). */
+    const uint32_t *list = r->bins ? r->bins + r->tile_begin[t] : NULL;
+    const uint32_t count = r->tile_total[t];
+    const int snow = r->snow;
+    int i, j;
+    (void)tile512; /* without GPI_HAVE_TILE512, only the row path */
+
+    for (j = ty0; j < ty1; j++) {
+        gpi_rgba bg = gpi_background(snow, j, r->height);
+        for (i = 0; i < TILE_W; i++) {
+            R[j - ty0][i] = bg.r;
+            G[j - ty0][i] = bg.g;
+            B[j - ty0][i] = bg.b;
+            A[j - ty0][i] = bg.a;
+        }
+    }
+
+#ifdef GPI_HAVE_TILE512
+    if (tile512 && !snow)
+        shade_tile_avx512(r, tx0, ty0, ty1, list, count, R, G, B, A);
+    else
+#endif
+        shade_tile_rows(r, tx0, ty0, tx1, ty1, list, count, blend, R, G, B, A);
 
     for (j = ty0; j < ty1; j++) {
         float *out = r->image + ((size_t)(j - r->band_py0) * (size_t)W + (size_t)tx0) * 4;
