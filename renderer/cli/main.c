@@ -154,15 +154,17 @@ static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, in
     char what[64];
     int rc = 1;
     double t0 = now_s();
+    gp_status s;
     progress_line pl;
     gp_progress_fn fn = progress_start(&pl, g_opts, "check: reference render");
     gp_scene_count(scene, &count);
     fprintf(stderr, "check: reference render (one thread, %zu circles, %dx%d)...\n", count, w, h);
     if (!ref || !want) {
         fprintf(stderr, "renderer: out of memory for the reference image\n");
-    } else if (gp_render_reference_progress(scene, w, h, ref, fn, &pl) || gp_image_to_rgb8(ref, w, h, want)) {
+    } else if ((s = gp_render_reference_progress(scene, w, h, ref, fn, &pl)) ||
+               (s = gp_image_to_rgb8(ref, w, h, want))) {
         progress_end(&pl);
-        fprintf(stderr, "renderer: the reference render failed\n");
+        failed("the reference render", s, NULL);
     } else {
         progress_end(&pl);
         fprintf(stderr, "check: reference took %.3f s\n", now_s() - t0);
