@@ -49,8 +49,10 @@ __global__ void __launch_bounds__(P::kBinThreads)
 }
 
 /* One circle's pairs into pairs[s, e), by the whole warp (all lanes call it
- * with the same arguments): a lane per tile row for the spans, then all
- * lanes store each row's run (coalesced). crel = circle - batch first. */
+ * with the same arguments): a lane per tile row for the spans, then pair q
+ * of the rows' run is lane q % 32's, so every store of the warp is 32
+ * consecutive keys (a lane finds its row by a binary search over the rows'
+ * inclusive ends, by shuffles). crel = circle - batch first. */
 template <typename K>
 __device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t crel, uint64_t s, uint64_t e,
                                                  int tiles_x, int cbits, float invW, float invH, K *pairs)
@@ -70,15 +72,18 @@ __device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t 
         }
         const int excl = incw - w;
         const int total = __shfl_sync(kFull, incw, 31);
-        const int nrows = min(32, t.ty1 - row0 + 1);
-        for (int k = 0; k < nrows; ++k) {
-            const int lk = __shfl_sync(kFull, l, k), wk = __shfl_sync(kFull, w, k);
-            const int ok = __shfl_sync(kFull, excl, k);
-            const uint32_t tile0 = (uint32_t)((row0 + k) * tiles_x + lk);
-            for (int j = lane; j < wk; j += 32) {
-                uint64_t p = s + (uint64_t)(ok + j);
-                if (p < e) pairs[p] = ((K)(tile0 + (uint32_t)j) << cbits) | (K)crel;
-            }
+        for (int q0 = 0; q0 < total; q0 += 32) {
+            const int q = q0 + lane;
+            /* q's row k: the number of rows whose inclusive end is <= q
+             * (incw never decreases; lane 31's is total > q). */
+            int k = 0;
+#pragma unroll
+            for (int step = 16; step > 0; step >>= 1)
+                if (__shfl_sync(kFull, incw, k + step - 1) <= q) k += step;
+            const int lk = __shfl_sync(kFull, l, k), ok = __shfl_sync(kFull, excl, k);
+            const uint64_t p = s + (uint64_t)q;
+            if (q < total && p < e) /* guard: never write outside the slice */
+                pairs[p] = ((K)((uint32_t)((row0 + k) * tiles_x + lk + (q - ok))) << cbits) | (K)crel;
         }
         s += (uint64_t)total;
     }

@@ -231,9 +231,10 @@ static KeyForm key_form(const gpi_cuda_renderer *r, uint32_t n)
     return f;
 }
 
-/* Shade tiles: binned (list of K keys, ranges) or every circle of [c0, c1). */
+/* Shade tiles: binned (list of K keys, ranges) or every circle of [c0, c1).
+ * reuse: see P::kReusePairs. */
 template <typename K>
-static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const K *list, const uint2 *ranges,
+static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, bool reuse, const K *list, const uint2 *ranges,
                               uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
 {
     TileArgs a;
@@ -254,14 +255,14 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, const K *list, 
     a.invW = r->invW;
     a.invH = r->invH;
     a.first = first ? 1 : 0;
-    return gpi_cuda_status(r->ctx, gpi_rc::launch_tiles<K>(a, r->snow != 0, binned, r->band_tiles, stream_of(r)),
+    return gpi_cuda_status(r->ctx, gpi_rc::launch_tiles<K>(a, r->snow != 0, binned, reuse, r->band_tiles, stream_of(r)),
                            "render tile kernel");
 }
 
 /* Unbinned: every circle of [c0, c1). */
 static gp_status launch_tiles_all(gpi_cuda_renderer *r, uint32_t c0, uint32_t c1, bool first)
 {
-    return launch_tiles<uint32_t>(r, false, NULL, NULL, c0, c1, 0u, first);
+    return launch_tiles<uint32_t>(r, false, false, NULL, NULL, c0, c1, 0u, first);
 }
 
 template <typename K>
@@ -326,7 +327,8 @@ static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint3
     }
     s = gpi_cuda_status(ctx, launch_ranges<K>(sorted, (uint32_t)np, f.cbits, ps->ranges, st), "render ranges kernel");
     if (s) return s;
-    return launch_tiles<K>(r, true, sorted, ps->ranges, c0, 0, f.cmask, first);
+    const bool reuse = c1 > c0 && np / (c1 - c0) >= P::kReusePairs;
+    return launch_tiles<K>(r, true, reuse, sorted, ps->ranges, c0, 0, f.cmask, first);
 }
 
 /* 3-6 for the frame whose scan is done and whose pair total is `total`. */

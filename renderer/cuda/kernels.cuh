@@ -47,9 +47,10 @@ struct TileArgs {
     int first; /* start from the background (else from the image: a later batch) */
 };
 
-/* binned: a.list holds sorted K keys; else every circle of [a.c0, a.c1). */
+/* binned: a.list holds sorted K keys; else every circle of [a.c0, a.c1).
+ * reuse: binned circles fall in P::kReusePairs tiles or more on average. */
 template <typename K>
-cudaError_t launch_tiles(const TileArgs &a, bool snow, bool binned, uint32_t blocks, cudaStream_t st);
+cudaError_t launch_tiles(const TileArgs &a, bool snow, bool binned, bool reuse, uint32_t blocks, cudaStream_t st);
 
 /* The image as 8-bit RGB (gpi_to8 per channel). */
 cudaError_t launch_rgb8(const float4 *image, size_t n, unsigned char *rgb, cudaStream_t st);

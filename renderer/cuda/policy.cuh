@@ -15,7 +15,13 @@ namespace gpi_rc {
 /* Tuning knobs for sweeps on the GPU machine (-D at build time); the
  * defaults are the measured best. */
 #ifndef GPI_RC_EMIT_COOP_MIN
-#define GPI_RC_EMIT_COOP_MIN 128
+#define GPI_RC_EMIT_COOP_MIN 16
+#endif
+#ifndef GPI_RC_TILE_WARPS
+#define GPI_RC_TILE_WARPS 24
+#endif
+#ifndef GPI_RC_TILE_WARPS_REUSE
+#define GPI_RC_TILE_WARPS_REUSE 28
 #endif
 #ifndef GPI_RC_WARP_CIRCLE_N
 #define GPI_RC_WARP_CIRCLE_N (1u << 15)
@@ -29,8 +35,17 @@ struct Policy {
     /* Register cap for the shading kernel: 65536 / (threads * this) registers
      * per thread: 24 resident warps per SM give 85 registers (R = 8 needs
      * about 100 registers: use 16 warps, 128 registers). */
-    static constexpr int kTileWarpsPerSM = 24;
+    static constexpr int kTileWarpsPerSM = GPI_RC_TILE_WARPS;
     static constexpr int kMinTileBlocksPerSM = kTileWarpsPerSM * 32 / kTileThreads;
+    /* Binned frames whose circles each fall in at least kReusePairs tiles on
+     * average (rand100k 56, biglittle 750; rand1M 6, micro2M 1.3) shade with
+     * this many warps per SM (72 registers; the band kernel's shared memory
+     * then leaves ~40 KB of L1): big circles gain from the extra warps, while
+     * small ones, each read by few tiles, lose more to the smaller L1
+     * (measured: bench/RESULTS.md, "Renderer: emit and residency"). */
+    static constexpr int kTileWarpsPerSMReuse = GPI_RC_TILE_WARPS_REUSE;
+    static constexpr int kMinTileBlocksPerSMReuse = kTileWarpsPerSMReuse * 32 / kTileThreads;
+    static constexpr uint64_t kReusePairs = 32;
     /* Non-snow shading blends with one FMA per channel (and defers the cover
      * path's alpha adds to the span's end) whenever a per-span check proves
      * it exact (see fast_acc_ok); false: always gpi_shade's two operations. */
@@ -50,7 +65,8 @@ struct Policy {
     static constexpr uint64_t kSmallTests = (uint64_t)1 << 24;
     static constexpr int kBinThreads = 256; /* count/emit/pack/ranges blocks */
     /* Circles with at least this many pairs are emitted by their whole warp,
-     * so the stores are coalesced. */
+     * 32 consecutive keys a store (16 against 128: rand100k 1-2% faster,
+     * the other scenes unchanged; bench/RESULTS.md). */
     static constexpr uint64_t kEmitCoopMin = GPI_RC_EMIT_COOP_MIN;
     /* Sort keys are (tile << cbits) | (circle - batch first). When the tile
      * bits plus the circle bits (of the scene's n) fit in 32, the keys are

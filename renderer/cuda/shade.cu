@@ -461,8 +461,8 @@ __device__ __forceinline__ void shade_band_lists(gpi_rgba (&acc)[4], const BandL
 /* Ordinary (non-snow) circles only. Thread t shades the same pixels as in
  * tile_kernel; warp w owns band w (tile rows [w*kWarpRows, (w+1)*kWarpRows))
  * and half h = lane / kTile of it holds rows h*R .. h*R + R-1 of the band. */
-template <bool BINNED, typename K>
-__global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_kernel_bands(TileArgs a)
+template <bool BINNED, typename K, int MIN_BLOCKS>
+__global__ void __launch_bounds__(P::kTileThreads, MIN_BLOCKS) tile_kernel_bands(TileArgs a)
 {
     const K *const list = (const K *)a.list;
     constexpr int T = P::kTile, R = P::kRowsPerThread, C = P::kChunk, NW = P::kWarps, WR = P::kWarpRows;
@@ -614,7 +614,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
 } // namespace
 
 template <typename K>
-cudaError_t launch_tiles(const TileArgs &a, bool snow, bool binned, uint32_t blocks, cudaStream_t st)
+cudaError_t launch_tiles(const TileArgs &a, bool snow, bool binned, bool reuse, uint32_t blocks, cudaStream_t st)
 {
     if (blocks == 0) return cudaSuccess; /* an empty band */
     if (snow) {
@@ -624,14 +624,17 @@ cudaError_t launch_tiles(const TileArgs &a, bool snow, bool binned, uint32_t blo
         /* Unbinned scenes (<= kSmallN circles) keep tile_kernel: there the
          * chunks are mostly culled away, and tile_kernel_bands' larger
          * shared memory leaves less L1 for the circles every block reads. */
-        if (binned) tile_kernel_bands<true, K><<<blocks, P::kTileThreads, 0, st>>>(a);
+        if (binned && reuse)
+            tile_kernel_bands<true, K, P::kMinTileBlocksPerSMReuse><<<blocks, P::kTileThreads, 0, st>>>(a);
+        else if (binned)
+            tile_kernel_bands<true, K, P::kMinTileBlocksPerSM><<<blocks, P::kTileThreads, 0, st>>>(a);
         else tile_kernel<false, false, uint32_t><<<blocks, P::kTileThreads, 0, st>>>(a);
     }
     return cudaGetLastError();
 }
 
-template cudaError_t launch_tiles<uint32_t>(const TileArgs &, bool, bool, uint32_t, cudaStream_t);
-template cudaError_t launch_tiles<uint64_t>(const TileArgs &, bool, bool, uint32_t, cudaStream_t);
+template cudaError_t launch_tiles<uint32_t>(const TileArgs &, bool, bool, bool, uint32_t, cudaStream_t);
+template cudaError_t launch_tiles<uint64_t>(const TileArgs &, bool, bool, bool, uint32_t, cudaStream_t);
 
 namespace {
 __global__ void rgb8_kernel(const float4 *image, size_t n, unsigned char *rgb)
