@@ -49,7 +49,7 @@ gp_status gpi_workspace_aligned(gp_context *ctx, size_t bytes, void **ptr);
 
 /* A host buffer of `bytes` (several MiB) that is written soon after, on
  * huge pages where the system offers them (fewer page faults); released
- * with free(). NULL when out of memory. */
+ * with free(). NULL when out of memory; bytes == 0 gives a pointer to free. */
 void *gpi_host_alloc_large(size_t bytes);
 
 /* a*b into *out, or GP_ERROR_SIZE_OVERFLOW. */

@@ -186,7 +186,7 @@ gp_status gpi_cpu_renderer_create(int width, int height, int band_ty0, int band_
     r->band_py1 = band_ty1 * TILE_H < height ? band_ty1 * TILE_H : height;
     px = (size_t)width * (size_t)(r->band_py1 - r->band_py0);
     r->ntiles = (size_t)r->tiles_x * (size_t)r->tiles_y;
-    r->image = (float *)gpi_host_alloc_large(px ? px * 4 * sizeof(float) : 1);
+    r->image = (float *)gpi_host_alloc_large(px * 4 * sizeof(float)); /* 0 bytes: still a pointer to free */
     r->colx = (float *)malloc(((size_t)width + TILE_W) * sizeof(float)); /* vectors may read past the edge */
     r->rowy = (float *)malloc((size_t)height * sizeof(float));
     r->tile_total = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
