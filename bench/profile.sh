@@ -2,7 +2,9 @@
 # Nsight Compute profiles of the kernels that matter most, on the GPU
 # machine: speed of light, occupancy and warp stall reasons for the scan,
 # find-repeats, stencil and transpose kernels, and the per-kernel time split
-# of one renderer frame. Clocks are left alone (--clock-control none).
+# of one renderer frame. Clocks are left alone (--clock-control none); the
+# renderer's kernels keep L2 between them (--cache-control none), since its
+# binning data lives there (with flushes, CUB's sort read 51 us, in the frame 90).
 #   bench/profile.sh [BUILD_DIR]      (default build-gpu); output on stdout
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,7 @@ for spec in "scan_onepass_kernel scan 268435456" "find_repeats_kernel find_repea
         grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Stall|stalled|Warp Cycles|Registers Per|Block Limit|L2 Hit|Mem Busy|Max Bandwidth|dram__bytes|lts__t_" | head -32
 done
 for s in rand1M biglittle rand100k; do
-    echo "==== renderer $s 1024: per-kernel time of one frame"
-    $NCU --metrics gpu__time_duration.sum --print-summary per-kernel "$B/renderer" --scene "$s" --backend cuda \
+    echo "==== renderer $s 1024: per-kernel time of one frame (L2 not flushed between kernels, as in the frame)"
+    $NCU --cache-control none --metrics gpu__time_duration.sum --print-summary per-kernel "$B/renderer" --scene "$s" --backend cuda \
         --bench 1 --output /tmp/p.ppm 2>&1 | grep -E "^  [a-zA-Z_].*\(|gpu__time_duration" | sed -E 's/\(int, .*|\(Args.*//' | cut -c1-150
 done
