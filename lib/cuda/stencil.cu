@@ -69,6 +69,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <type_traits>
 
 namespace {
 
@@ -102,12 +103,6 @@ constexpr int k2vThreads = 128;                 // 16-byte words per block row: 
 constexpr int k2vStrip = GPI_STENCIL_STRIP;     // rows per block
 constexpr int k2vRing = GPI_STENCIL_RING;       // rows held per thread: R - 2 rows of loads in flight
 constexpr int k2vMinBlocks = GPI_STENCIL_MIN_BLOCKS;  // per SM (floats; doubles one fewer)
-
-// A strip's sweep direction (true: downwards), as a type.
-template <bool DOWN>
-struct Direction {
-    static constexpr bool value = DOWN;
-};
 
 // A 16-byte word of 16 / sizeof(T) elements: one LDG/STG.128.
 template <typename T>
@@ -353,8 +348,9 @@ stencil_2d_vec_kernel(const T *__restrict__ in, T *__restrict__ out, long long r
                     }
                 }
             };
-            if (!kStencilAlternate || (sy & 1) == 0) sweep(Direction<true>());
-            else sweep(Direction<false>());
+            // The direction (true: downwards) as a type: std::bool_constant.
+            if (!kStencilAlternate || (sy & 1) == 0) sweep(std::true_type());
+            else sweep(std::false_type());
         }
     }
 }
