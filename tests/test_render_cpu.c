@@ -262,6 +262,45 @@ static void snow_in_view_matches_reference(void **state)
     }
 }
 
+/* The CUDA renderer bins circles into blocks of 1x1 to 4x4 tiles, the shape
+ * picked per scene; GPUPRIM_CUDA_BINS forces one. Every shape must draw the
+ * reference's image: odd sizes (partial bins at the right and bottom), big
+ * and small circles, snow. */
+static void every_bin_shape_matches_reference(void **state)
+{
+    static const char *const shapes[] = {"1x1", "2x1", "2x2", "4x2", "4x4"};
+    gp_context *ctx = gpt_ctx(state);
+    gp_scene *r = NULL, *b = NULL, *m = NULL, *snow;
+    const size_t n = 3000;
+    gp_circle *c = (gp_circle *)gpt_malloc(n * sizeof *c);
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        c[i].x = (float)gpt_uniform() * 1.2f - .1f;
+        c[i].y = (float)gpt_uniform() * 1.2f - .1f;
+        c[i].z = 1.f - (float)i / (float)n;
+        c[i].radius = .0075f + .08f * (float)gpt_uniform() * (float)gpt_uniform();
+        c[i].r = c[i].g = c[i].b = 0.f;
+    }
+    snow = circles(c, n, 1);
+    assert_int_equal(gp_scene_create(&r, "rand10k", 0), GP_SUCCESS);
+    assert_int_equal(gp_scene_create(&b, "biglittle", 0), GP_SUCCESS);
+    assert_int_equal(gp_scene_create(&m, "rand1M", 0), GP_SUCCESS);
+    for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        setenv("GPUPRIM_CUDA_BINS", shapes[k], 1);
+        compare_with_reference(ctx, r, 1000, 600, shapes[k]);
+        compare_with_reference(ctx, r, 257, 129, shapes[k]);
+        compare_with_reference(ctx, b, 333, 77, shapes[k]);
+        compare_with_reference(ctx, m, 200, 150, shapes[k]);
+        compare_with_reference(ctx, snow, 333, 77, shapes[k]);
+    }
+    unsetenv("GPUPRIM_CUDA_BINS");
+    gp_scene_destroy(r);
+    gp_scene_destroy(b);
+    gp_scene_destroy(m);
+    gp_scene_destroy(snow);
+    free(c);
+}
+
 /* Circles no scene generator makes: on the edges, huge, tiny, far away,
  * radius 0, non-finite values. The tile renderer must agree exactly. */
 static void odd_circles_match_reference(void **state)
@@ -551,6 +590,7 @@ int main(void)
         GPT_TEST_BOTH(rand10k_256_matches_reference),
         GPT_TEST_CPU(every_blend_path_matches_reference),
         GPT_TEST_BOTH(snow_in_view_matches_reference),
+        GPT_TEST_CUDA(every_bin_shape_matches_reference),
         GPT_TEST_BOTH(odd_circles_match_reference),
         GPT_TEST_BOTH(renderer_reuse_and_animation),
         GPT_TEST_BOTH(renderer_bad_arguments),

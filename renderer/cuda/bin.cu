@@ -12,20 +12,20 @@ namespace {
  * same row_span values are summed, so the count is the thread path's. */
 template <bool WARP>
 __global__ void __launch_bounds__(P::kBinThreads)
-    count_kernel(const float4 *geom, const uint2 *box, uint32_t n, float invW, float invH, uint64_t *counts)
+    count_kernel(const float4 *geom, const uint2 *box, uint32_t n, int2 lg, float invW, float invH, uint64_t *counts)
 {
     if (WARP) {
         const uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) / 32u; /* uniform per warp */
         const int lane = threadIdx.x & 31;
         if (i >= n) return; /* whole warp */
         const Box b = unpack_box(box[i]);
-        const TileRange t = tile_range(b);
+        const TileRange t = tile_range(b, lg);
         uint32_t c = 0; /* at most tiles_x per row */
         if (t.tx0 <= t.tx1) {
             const float4 g = geom[i];
             for (int ty = t.ty0 + lane; ty <= t.ty1; ty += 32) {
                 int l;
-                c += (uint32_t)row_span(g, b, t.tx0, t.tx1, ty, invW, invH, &l);
+                c += (uint32_t)row_span(g, b, t.tx0, t.tx1, ty, lg, invW, invH, &l);
             }
         }
 #pragma unroll
@@ -36,13 +36,13 @@ __global__ void __launch_bounds__(P::kBinThreads)
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     Box b = unpack_box(box[i]);
-    TileRange t = tile_range(b);
+    TileRange t = tile_range(b, lg);
     uint64_t c = 0;
     if (t.tx0 <= t.tx1) {
         float4 g = geom[i];
         for (int ty = t.ty0; ty <= t.ty1; ++ty) {
             int l;
-            c += (uint64_t)row_span(g, b, t.tx0, t.tx1, ty, invW, invH, &l);
+            c += (uint64_t)row_span(g, b, t.tx0, t.tx1, ty, lg, invW, invH, &l);
         }
     }
     counts[i] = c;
@@ -55,15 +55,15 @@ __global__ void __launch_bounds__(P::kBinThreads)
  * inclusive ends, by shuffles). crel = circle - batch first. */
 template <typename K>
 __device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t crel, uint64_t s, uint64_t e,
-                                                 int tiles_x, int cbits, float invW, float invH, K *pairs)
+                                                 int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs)
 {
     const int lane = threadIdx.x & 31;
     const Box b = unpack_box(sbx);
-    const TileRange t = tile_range(b);
+    const TileRange t = tile_range(b, lg);
     for (int row0 = t.ty0; row0 <= t.ty1; row0 += 32) {
         const int ty = row0 + lane;
         int l = 0, w = 0;
-        if (ty <= t.ty1) w = row_span(sg, b, t.tx0, t.tx1, ty, invW, invH, &l);
+        if (ty <= t.ty1) w = row_span(sg, b, t.tx0, t.tx1, ty, lg, invW, invH, &l);
         int incw = w;
 #pragma unroll
         for (int off = 1; off < 32; off <<= 1) {
@@ -97,7 +97,7 @@ __device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t 
 template <typename K, bool WARP>
 __global__ void __launch_bounds__(P::kBinThreads)
     emit_kernel(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
-                uint64_t base, int tiles_x, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
+                uint64_t base, int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
                 uint32_t num_tiles)
 {
     for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < num_tiles; k += gridDim.x * blockDim.x)
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         const uint32_t i = c0 + w;
         const uint64_t end = incl[i] - base;
         const uint64_t start = (i == 0 ? 0 : incl[i - 1]) - base;
-        if (end > start) emit_circle_warp<K>(geom[i], box[i], w, start, end, tiles_x, cbits, invW, invH, pairs);
+        if (end > start) emit_circle_warp<K>(geom[i], box[i], w, start, end, tiles_x, lg, cbits, invW, invH, pairs);
         return;
     }
     const uint32_t i = c0 + blockIdx.x * blockDim.x + threadIdx.x;
@@ -127,11 +127,11 @@ __global__ void __launch_bounds__(P::kBinThreads)
 
     if (end > start && !coop) {
         Box b = unpack_box(bx);
-        TileRange t = tile_range(b);
+        TileRange t = tile_range(b, lg);
         uint64_t p = start;
         const K step = (K)1 << cbits;
         for (int ty = t.ty0; ty <= t.ty1; ++ty) {
-            int l, w = row_span(g, b, t.tx0, t.tx1, ty, invW, invH, &l);
+            int l, w = row_span(g, b, t.tx0, t.tx1, ty, lg, invW, invH, &l);
             K key = ((K)(uint32_t)(ty * tiles_x + l) << cbits) | (K)(i - c0);
             for (int k = 0; k < w; ++k, ++p, key += step)
                 if (p < end) pairs[p] = key; /* guard: never write outside the slice */
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         const uint32_t ci = __shfl_sync(kFull, i, src);
         const uint64_t s = __shfl_sync(kFull, start, src);
         const uint64_t e = __shfl_sync(kFull, end, src);
-        emit_circle_warp<K>(sg, sbx, ci - c0, s, e, tiles_x, cbits, invW, invH, pairs);
+        emit_circle_warp<K>(sg, sbx, ci - c0, s, e, tiles_x, lg, cbits, invW, invH, pairs);
     }
 }
 
@@ -183,29 +183,29 @@ __global__ void __launch_bounds__(P::kBinThreads)
 
 } // namespace
 
-cudaError_t launch_count(const float4 *geom, const uint2 *box, uint32_t n, float invW, float invH, uint64_t *counts,
-                         cudaStream_t st)
+cudaError_t launch_count(const float4 *geom, const uint2 *box, uint32_t n, int2 lg, float invW, float invH,
+                         uint64_t *counts, cudaStream_t st)
 {
     const unsigned bt = P::kBinThreads;
     if (n <= P::kWarpCircleN) /* a warp per circle; n * 32 < 2^32 */
-        count_kernel<true><<<(n * 32u + bt - 1) / bt, bt, 0, st>>>(geom, box, n, invW, invH, counts);
+        count_kernel<true><<<(n * 32u + bt - 1) / bt, bt, 0, st>>>(geom, box, n, lg, invW, invH, counts);
     else
-        count_kernel<false><<<(n + bt - 1) / bt, bt, 0, st>>>(geom, box, n, invW, invH, counts);
+        count_kernel<false><<<(n + bt - 1) / bt, bt, 0, st>>>(geom, box, n, lg, invW, invH, counts);
     return cudaGetLastError();
 }
 
 template <typename K>
 cudaError_t launch_emit(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
-                        uint64_t base, int tiles_x, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
+                        uint64_t base, int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
                         uint32_t num_tiles, cudaStream_t st)
 {
     const unsigned bt = P::kBinThreads;
     const uint32_t nc = c1 - c0;
     if (nc <= P::kWarpCircleN) /* a warp per circle; nc * 32 < 2^32 */
-        emit_kernel<K, true><<<(nc * 32u + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, cbits,
+        emit_kernel<K, true><<<(nc * 32u + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, lg, cbits,
                                                                      invW, invH, pairs, ranges, num_tiles);
     else
-        emit_kernel<K, false><<<(nc + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, cbits, invW,
+        emit_kernel<K, false><<<(nc + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, lg, cbits, invW,
                                                                 invH, pairs, ranges, num_tiles);
     return cudaGetLastError();
 }
@@ -226,10 +226,10 @@ cudaError_t launch_ranges(const K *keys, uint32_t np, int cbits, uint2 *ranges, 
 }
 
 template cudaError_t launch_emit<uint32_t>(const float4 *, const uint2 *, const uint64_t *, uint32_t, uint32_t,
-                                           uint64_t, int, int, float, float, uint32_t *, uint2 *, uint32_t,
+                                           uint64_t, int, int2, int, float, float, uint32_t *, uint2 *, uint32_t,
                                            cudaStream_t);
 template cudaError_t launch_emit<uint64_t>(const float4 *, const uint2 *, const uint64_t *, uint32_t, uint32_t,
-                                           uint64_t, int, int, float, float, uint64_t *, uint2 *, uint32_t,
+                                           uint64_t, int, int2, int, float, float, uint64_t *, uint2 *, uint32_t,
                                            cudaStream_t);
 template cudaError_t launch_ranges<uint32_t>(const uint32_t *, uint32_t, int, uint2 *, cudaStream_t);
 template cudaError_t launch_ranges<uint64_t>(const uint64_t *, uint32_t, int, uint2 *, cudaStream_t);

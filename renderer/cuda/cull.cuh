@@ -53,25 +53,28 @@ __device__ __forceinline__ bool rect_covered(float px, float py, float rad, int 
     return __fadd_rn(mx, my) <= __fmul_rn(rad, rad);
 }
 
-/* Does the circle reach tile (tx, ty)? The tile must lie in the box's tile range. */
-__device__ __forceinline__ bool tile_hit(float4 g, const Box &b, int tx, int ty, float invW, float invH)
+/* Binning cells ("tiles" below) are 2^lg.x x 2^lg.y pixels: a shading
+ * tile, or a block of them (frame.cu's BinGrid). */
+
+/* Does the circle reach bin (tx, ty)? The bin must lie in the box's bin range. */
+__device__ __forceinline__ bool tile_hit(float4 g, const Box &b, int tx, int ty, int2 lg, float invW, float invH)
 {
-    int x0 = max(tx * P::kTile, b.x0), x1 = min(tx * P::kTile + P::kTile, b.x1);
-    int y0 = max(ty * P::kTile, b.y0), y1 = min(ty * P::kTile + P::kTile, b.y1);
+    int x0 = max(tx << lg.x, b.x0), x1 = min((tx + 1) << lg.x, b.x1);
+    int y0 = max(ty << lg.y, b.y0), y1 = min((ty + 1) << lg.y, b.y1);
     return rect_hit(g.x, g.y, g.w, x0, x1, y0, y1, invW, invH);
 }
 
-/* The circle's tiles in tile row ty: columns [*l, *l + width), width returned.
+/* The circle's bins in bin row ty: columns [*l, *l + width), width returned.
  * First and last hit from each end, so the set is a run by definition; count
  * and emit both call this, so they always agree. */
-__device__ __forceinline__ int row_span(float4 g, const Box &b, int tx0, int tx1, int ty, float invW,
+__device__ __forceinline__ int row_span(float4 g, const Box &b, int tx0, int tx1, int ty, int2 lg, float invW,
                                         float invH, int *l)
 {
     int a = tx0, e = tx1;
-    while (a <= tx1 && !tile_hit(g, b, a, ty, invW, invH)) ++a;
+    while (a <= tx1 && !tile_hit(g, b, a, ty, lg, invW, invH)) ++a;
     *l = a;
     if (a > tx1) return 0;
-    while (e > a && !tile_hit(g, b, e, ty, invW, invH)) --e;
+    while (e > a && !tile_hit(g, b, e, ty, lg, invW, invH)) --e;
     return e - a + 1;
 }
 
@@ -79,17 +82,17 @@ struct TileRange {
     int tx0, tx1, ty0, ty1; /* inclusive; empty when tx0 > tx1 */
 };
 
-__device__ __forceinline__ TileRange tile_range(const Box &b)
+__device__ __forceinline__ TileRange tile_range(const Box &b, int2 lg)
 {
     TileRange t;
     if (b.x0 >= b.x1 || b.y0 >= b.y1) {
         t.tx0 = t.ty0 = 1;
         t.tx1 = t.ty1 = 0;
     } else {
-        t.tx0 = b.x0 / P::kTile;
-        t.tx1 = (b.x1 - 1) / P::kTile;
-        t.ty0 = b.y0 / P::kTile;
-        t.ty1 = (b.y1 - 1) / P::kTile;
+        t.tx0 = b.x0 >> lg.x;
+        t.tx1 = (b.x1 - 1) >> lg.x;
+        t.ty0 = b.y0 >> lg.y;
+        t.ty1 = (b.y1 - 1) >> lg.y;
     }
     return t;
 }

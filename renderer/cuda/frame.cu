@@ -2,22 +2,25 @@
  * object and the frame's story, step by step; the kernels live in pack.cu,
  * bin.cu and shade.cu, the device-wide scan and sort are gpuprim's.
  *
- * Per frame:
- *   1. count:  per circle, the 16x16 tiles its pixel box touches, refined by
+ * Binning works on bins of 1x1 to 4x4 tiles of 16x16 pixels, the shape
+ * chosen per scene by set_scene (choose_bins: big circles gain from big
+ * bins, small ones lose). Per frame:
+ *   1. count:  per circle, the bins its pixel box touches, refined by
  *              a conservative circle-vs-rectangle test (cull.cuh's row_span).
  *   2. scan:   gpuprim's inclusive sum of the counts (64-bit) -> each circle's slice of
- *              the (tile, circle) pair array; the total comes to the host
+ *              the (bin, circle) pair array; the total comes to the host
  *              (the frame's one small synchronizing copy).
- *   3. emit:   the pairs, as keys (tile << cbits | circle - batch first):
- *              32-bit when the tile and circle bits fit, else 64-bit with
+ *   3. emit:   the pairs, as keys (bin << cbits | circle - batch first):
+ *              32-bit when the bin and circle bits fit, else 64-bit with
  *              cbits = 32; circle by circle, so the array is in draw order.
  *              Small scenes (kWarpCircleN) count and emit a circle per warp.
- *              Emit also clears the tile ranges.
- *   4. sort:   gpuprim's radix sort on the tile bits only. It is stable, so
- *              each tile's circles stay in draw order.
- *   5. ranges: [start, end) of each tile in the sorted keys.
- *   6. shade:  one block per tile (tile_kernel_bands). Chunks of its list
- *              are culled again per warp band of rows and compacted in order
+ *              Emit also clears the bin ranges.
+ *   4. sort:   gpuprim's radix sort on the bin bits only. It is stable, so
+ *              each bin's circles stay in draw order.
+ *   5. ranges: [start, end) of each bin in the sorted keys.
+ *   6. shade:  one block per tile (tile_kernel_bands), reading its bin's
+ *              list. Chunks of the list are culled again (dropping circles
+ *              of the bin that miss the tile) per warp band of rows and compacted in order
  *              into a list per band in shared memory, with the rows' dy*dy
  *              precomputed; every thread blends its band's list over its
  *              column of pixels, kept in registers; each pixel is written
@@ -41,17 +44,22 @@
  * (the centre itself when inside), forms dx, dy, d2 with gpi_shade's own
  * operations, and keeps the circle unless d2 > r*r. Rounding is monotonic, so
  * that d2 is <= the d2 gpi_shade computes for any pixel of the rectangle.
+ * A bin's rectangle contains its tiles' warp bands, so its d2 is <= theirs:
+ * a circle a tile's cull keeps is always in the tile's bin, whatever the
+ * bin shape, and every shape draws the same image.
  * The reference also limits each circle to its pixel box: pack_kernel proves
  * per circle that no pixel outside the box passes d2 <= r*r (true except for
  * huge coordinates); circles it cannot prove get a per-pixel box check. */
 #include "internal.h"
 #include "render_cuda.h"
 #include "cuda/kernels.cuh"
+#include "shade.h"
 
 #include <cuda_runtime.h>
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 using namespace gpi_rc;
 
@@ -67,6 +75,31 @@ unsigned bits_for(uint32_t v) /* bits to hold 0..v, at least 1 */
 }
 
 } // namespace
+
+/* ---- the binning grid -------------------------------------------------------- */
+
+/* Bins of 2^shift.x x 2^shift.y tiles: binning works on bins, shading on
+ * tiles, each tile reading its bin's list (its circles and its neighbours',
+ * in draw order) and culling what misses it. Big bins mean fewer pairs to
+ * count, emit and sort, but longer lists for every tile to cull. */
+struct BinGrid {
+    int2 shift;
+    int2 lg; /* log2 of the bin's sides in pixels */
+    int bins_x;
+    uint32_t num_bins;
+};
+
+static_assert(P::kTile == 16, "BinGrid::lg assumes 16-pixel tiles");
+
+static BinGrid bin_grid(int tiles_x, int tiles_y, int2 shift)
+{
+    BinGrid g;
+    g.shift = shift;
+    g.lg = make_int2(shift.x + 4, shift.y + 4);
+    g.bins_x = (tiles_x + (1 << shift.x) - 1) >> shift.x;
+    g.num_bins = (uint32_t)g.bins_x * (uint32_t)((tiles_y + (1 << shift.y) - 1) >> shift.y);
+    return g;
+}
 
 /* ---- the renderer object ----------------------------------------------------- */
 
@@ -87,6 +120,7 @@ struct gpi_cuda_renderer {
     uint64_t *incl; /* per circle: pairs up to and including it */
     uint64_t *dev_misc;  /* 2 words: batch search result */
     uint64_t *host_misc; /* pinned, 2 words: totals read back */
+    BinGrid grid;        /* the scene's, chosen by set_scene */
 };
 
 static cudaStream_t stream_of(const gpi_cuda_renderer *r) { return (cudaStream_t)r->ctx->stream; }
@@ -138,6 +172,7 @@ extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int he
     r->band_py0 = band_ty0 * P::kTile;
     r->band_py1 = min(band_ty1 * P::kTile, height);
     r->band_tiles = (uint32_t)(band_ty1 - band_ty0) * (uint32_t)r->tiles_x;
+    r->grid = bin_grid(r->tiles_x, r->tiles_y, make_int2(0, 0));
     r->invW = 1.f / (float)width; /* as the CPU reference computes them */
     r->invH = 1.f / (float)height;
     bytes = (size_t)width * (size_t)(r->band_py1 - r->band_py0) * sizeof(float4);
@@ -151,6 +186,78 @@ extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int he
     }
     *out = r;
     return GP_SUCCESS;
+}
+
+/* The frame's sort-key form: K-bit keys (bin << cbits) | (circle - c0),
+ * sorted on bits [cbits, end_bit). */
+struct KeyForm {
+    bool k32;
+    int cbits, end_bit;
+    uint32_t cmask;
+};
+
+static KeyForm key_form(const BinGrid &bg, uint32_t n)
+{
+    KeyForm f;
+    const unsigned tbits = bits_for(bg.num_bins - 1), cb = bits_for(n - 1); /* n >= 1 */
+    f.k32 = P::kKeys32 && tbits + cb <= 32;
+    f.cbits = f.k32 ? (int)cb : 32;
+    f.end_bit = f.cbits + (int)tbits;
+    f.cmask = f.cbits >= 32 ? 0xffffffffu : (1u << f.cbits) - 1u;
+    return f;
+}
+
+/* The bin shape of least estimated cost for this scene (P: frame pairs,
+ * E = P * tiles a bin: list entries the tiles cull):
+ *   P * kBinPairCost + E * kBinEntryCost + sort passes * kBinPassCost.
+ * P is estimated from the pixel boxes (clamped to the band) of up to
+ * kBinSamples circles spread over the scene: a few microseconds of host
+ * work; a poor estimate costs speed, never exactness (every shape draws the
+ * same image). GPUPRIM_CUDA_BINS=1x1|2x1|2x2|4x2|4x4 (tiles a bin) forces
+ * a shape: a testing knob, the tests hold each against the reference. */
+static BinGrid choose_bins(const gpi_cuda_renderer *r, const gp_scene *scene)
+{
+    static const int2 shapes[] = {{0, 0}, {1, 0}, {1, 1}, {2, 1}, {2, 2}};
+    static const char *const names[] = {"1x1", "2x1", "2x2", "4x2", "4x4"};
+    const int ns = (int)(sizeof shapes / sizeof shapes[0]);
+    const char *force = getenv("GPUPRIM_CUDA_BINS");
+    const size_t n = scene->n;
+    BinGrid best = bin_grid(r->tiles_x, r->tiles_y, shapes[0]);
+    double boxes[sizeof shapes / sizeof shapes[0]] = {0};
+    size_t samples, stride, k;
+    double best_cost = 0;
+    for (int s = 0; force && s < ns; ++s)
+        if (!strcmp(force, names[s])) return bin_grid(r->tiles_x, r->tiles_y, shapes[s]);
+    if (n == 0 || !scene->position || !scene->radius) return best;
+    samples = n < P::kBinSamples ? n : P::kBinSamples;
+    stride = n / samples;
+    for (k = 0; k < samples; ++k) {
+        const size_t i = k * stride;
+        int x0, x1, y0, y1;
+        gpi_circle_box(scene->position[3 * i], scene->position[3 * i + 1], scene->radius[i], r->width, r->height,
+                       &x0, &x1, &y0, &y1);
+        y0 = y0 > r->band_py0 ? y0 : r->band_py0;
+        y1 = y1 < r->band_py1 ? y1 : r->band_py1;
+        if (x0 >= x1 || y0 >= y1) continue;
+        for (int s = 0; s < ns; ++s) {
+            const int lx = shapes[s].x + 4, ly = shapes[s].y + 4;
+            boxes[s] += (double)(((x1 - 1) >> lx) - (x0 >> lx) + 1) * (double)(((y1 - 1) >> ly) - (y0 >> ly) + 1);
+        }
+    }
+    for (int s = 0; s < ns; ++s) {
+        const BinGrid g = bin_grid(r->tiles_x, r->tiles_y, shapes[s]);
+        const double pairs = boxes[s] * ((double)n / (double)samples);
+        const KeyForm f = key_form(g, (uint32_t)n);
+        const int passes = (f.end_bit - f.cbits + 7) / 8;
+        const double cost = pairs * P::kBinPairCost +
+                            pairs * (double)(1 << (shapes[s].x + shapes[s].y)) * P::kBinEntryCost +
+                            passes * P::kBinPassCost;
+        if (s == 0 || cost < best_cost) {
+            best = g;
+            best_cost = cost;
+        }
+    }
+    return best;
 }
 
 extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_scene *scene)
@@ -184,6 +291,7 @@ extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_
     }
     r->n = 0;
     r->snow = scene->snow != 0;
+    r->grid = choose_bins(r, scene);
     if (n == 0) return GP_SUCCESS;
 
     /* Stage the course's n*3 / n arrays in the workspace, then pack. */
@@ -212,32 +320,15 @@ extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_
     return GP_SUCCESS;
 }
 
-/* The frame's sort-key form: K-bit keys (tile << cbits) | (circle - c0),
- * sorted on bits [cbits, end_bit). */
-struct KeyForm {
-    bool k32;
-    int cbits, end_bit;
-    uint32_t cmask;
-};
-
-static KeyForm key_form(const gpi_cuda_renderer *r, uint32_t n)
-{
-    KeyForm f;
-    const unsigned tbits = bits_for(r->num_tiles - 1), cb = bits_for(n - 1); /* n >= 1 */
-    f.k32 = P::kKeys32 && tbits + cb <= 32;
-    f.cbits = f.k32 ? (int)cb : 32;
-    f.end_bit = f.cbits + (int)tbits;
-    f.cmask = f.cbits >= 32 ? 0xffffffffu : (1u << f.cbits) - 1u;
-    return f;
-}
-
 /* Shade tiles: binned (list of K keys, ranges) or every circle of [c0, c1).
  * reuse: see P::kReusePairs. */
 template <typename K>
 static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, bool reuse, const K *list, const uint2 *ranges,
-                              uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
+                              const BinGrid &bg, uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
 {
     TileArgs a;
+    a.bin_shift = bg.shift;
+    a.bins_x = bg.bins_x;
     a.geom = r->geom;
     a.colour = r->colour;
     a.box = r->box;
@@ -262,7 +353,7 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, bool reuse, con
 /* Unbinned: every circle of [c0, c1). */
 static gp_status launch_tiles_all(gpi_cuda_renderer *r, uint32_t c0, uint32_t c1, bool first)
 {
-    return launch_tiles<uint32_t>(r, false, false, NULL, NULL, c0, c1, 0u, first);
+    return launch_tiles<uint32_t>(r, false, false, NULL, NULL, r->grid, c0, c1, 0u, first);
 }
 
 template <typename K>
@@ -305,8 +396,8 @@ static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, const KeyFor
 
 /* Bin and shade circles [c0, c1), whose pairs are [base, base + np). */
 template <typename K>
-static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint32_t c0, uint32_t c1, uint64_t base,
-                              uint64_t np, const KeyForm &f, bool first)
+static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, const BinGrid &bg, uint32_t c0,
+                              uint32_t c1, uint64_t base, uint64_t np, const KeyForm &f, bool first)
 {
     gp_context *ctx = r->ctx;
     cudaStream_t st = stream_of(r);
@@ -314,8 +405,8 @@ static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint3
     const K *sorted;
 
     s = gpi_cuda_status(ctx,
-                        launch_emit<K>(r->geom, r->box, r->incl, c0, c1, base, r->tiles_x, f.cbits, r->invW, r->invH,
-                                       (K *)ps->keys0, ps->ranges, r->num_tiles, st),
+                        launch_emit<K>(r->geom, r->box, r->incl, c0, c1, base, bg.bins_x, bg.lg, f.cbits, r->invW,
+                                       r->invH, (K *)ps->keys0, ps->ranges, bg.num_bins, st),
                         "render emit kernel");
     if (s) return s;
     {
@@ -327,13 +418,16 @@ static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint3
     }
     s = gpi_cuda_status(ctx, launch_ranges<K>(sorted, (uint32_t)np, f.cbits, ps->ranges, st), "render ranges kernel");
     if (s) return s;
-    const bool reuse = c1 > c0 && np / (c1 - c0) >= P::kReusePairs;
-    return launch_tiles<K>(r, true, reuse, sorted, ps->ranges, c0, 0, f.cmask, first);
+    /* kReusePairs counts tile pairs: a bin of 2^(shift.x + shift.y) tiles
+     * stands for up to that many of them. */
+    const bool reuse = c1 > c0 && (np << (bg.shift.x + bg.shift.y)) / (c1 - c0) >= P::kReusePairs;
+    return launch_tiles<K>(r, true, reuse, sorted, ps->ranges, bg, c0, 0, f.cmask, first);
 }
 
 /* 3-6 for the frame whose scan is done and whose pair total is `total`. */
 template <typename K>
-static gp_status render_binned(gpi_cuda_renderer *r, uint32_t n, uint64_t total, const KeyForm &f)
+static gp_status render_binned(gpi_cuda_renderer *r, const BinGrid &bg, uint32_t n, uint64_t total,
+                               const KeyForm &f)
 {
     gp_context *ctx = r->ctx;
     cudaStream_t st = stream_of(r);
@@ -379,7 +473,7 @@ static gp_status render_binned(gpi_cuda_renderer *r, uint32_t n, uint64_t total,
                                  "render: circle %u touches more tiles than the scratch memory holds", c0);
         }
         if (end_pairs > base) {
-            s = render_batch<K>(r, &ps, c0, c1, base, end_pairs - base, f, first);
+            s = render_batch<K>(r, &ps, bg, c0, c1, base, end_pairs - base, f, first);
             if (s) return s;
             first = false;
         }
@@ -409,8 +503,11 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
     if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->band_tiles <= P::kSmallTests))
         return launch_tiles_all(r, 0, n, true);
 
+    const BinGrid bg = r->grid;
+
     /* 1-2: count and scan. */
-    s = gpi_cuda_status(ctx, launch_count(r->geom, r->box, n, r->invW, r->invH, r->incl, st), "render count kernel");
+    s = gpi_cuda_status(ctx, launch_count(r->geom, r->box, n, bg.lg, r->invW, r->invH, r->incl, st),
+                        "render count kernel");
     if (s) return s;
     /* gpuprim's scan, in place. */
     s = gpi_cuda_scan(ctx, GP_UINT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, r->incl, r->incl, n);
@@ -423,9 +520,9 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
     total = r->host_misc[0];
     if (total == 0) return launch_tiles_all(r, 0, 0, true); /* nothing on screen */
 
-    f = key_form(r, n); /* every batch's circles fit in n's bits */
-    if (f.k32) return render_binned<uint32_t>(r, n, total, f);
-    return render_binned<uint64_t>(r, n, total, f);
+    f = key_form(bg, n); /* every batch's circles fit in n's bits */
+    if (f.k32) return render_binned<uint32_t>(r, bg, n, total, f);
+    return render_binned<uint64_t>(r, bg, n, total, f);
 }
 
 extern "C" gp_status gpi_cuda_renderer_rgb8(gpi_cuda_renderer *r, unsigned char *rgb_dev)

@@ -16,14 +16,15 @@ cudaError_t launch_pack(const float *pos, const float *rad, const float *col, ui
                         int band_y0, int band_y1, float invW, float invH, float4 *geom, float4 *colour, uint2 *box,
                         cudaStream_t st);
 
-/* Binning (bin.cu): per-circle tile counts; the (tile, circle) keys of
- * circles [c0, c1) (which also clears ranges); the batch search; each
- * tile's range in the sorted keys. K: uint32_t or uint64_t keys. */
-cudaError_t launch_count(const float4 *geom, const uint2 *box, uint32_t n, float invW, float invH, uint64_t *counts,
-                         cudaStream_t st);
+/* Binning (bin.cu), on bins of 2^lg.x x 2^lg.y pixels (tiles_x, num_tiles:
+ * the bin grid): per-circle bin counts; the (bin, circle) keys of circles
+ * [c0, c1) (which also clears ranges); the batch search; each bin's range
+ * in the sorted keys. K: uint32_t or uint64_t keys. */
+cudaError_t launch_count(const float4 *geom, const uint2 *box, uint32_t n, int2 lg, float invW, float invH,
+                         uint64_t *counts, cudaStream_t st);
 template <typename K>
 cudaError_t launch_emit(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
-                        uint64_t base, int tiles_x, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
+                        uint64_t base, int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
                         uint32_t num_tiles, cudaStream_t st);
 cudaError_t launch_batch_end(const uint64_t *incl, uint32_t c0, uint32_t n, uint64_t limit, uint64_t *out,
                              cudaStream_t st);
@@ -35,8 +36,10 @@ struct TileArgs {
     const float4 *geom;   /* x, y, z, radius */
     const float4 *colour; /* .5 * (r, g, b), - */
     const uint2 *box;     /* packed pixel boxes */
-    const void *list;     /* binned: sorted K keys (tile << cbits | circle - c0) */
-    const uint2 *ranges;  /* binned: each tile's [start, end) in list */
+    const void *list;     /* binned: sorted K keys (bin << cbits | circle - c0) */
+    const uint2 *ranges;  /* binned: each bin's [start, end) in list */
+    int2 bin_shift;       /* binned: a bin is 2^bin_shift.x x 2^bin_shift.y tiles */
+    int bins_x;
     uint32_t c0, c1;      /* unbinned: circles [c0, c1); binned: c0 = the batch's first */
     uint32_t cmask;       /* binned: (1 << cbits) - 1, the circle bits of a key */
     float4 *image;        /* the band's rows: pixel row j is image row j - row0 */

@@ -29,6 +29,14 @@ namespace gpi_rc {
 
 struct Policy {
     static constexpr int kTile = GPI_RENDER_TILE; /* tile side, pixels (bands are whole tile rows) */
+    /* Bin shape (frame.cu's choose_bins): the estimated cost of a frame's
+     * binning and culling, in picoseconds per pair, per list entry culled
+     * and per sort pass, fitted to H200 frame times (bench/RESULTS.md,
+     * "Bins of several tiles"). */
+    static constexpr double kBinPairCost = 17.0;
+    static constexpr double kBinEntryCost = 17.0;
+    static constexpr double kBinPassCost = 9.0e6;
+    static constexpr size_t kBinSamples = 1024;
     static constexpr int kRowsPerThread = 4; /* each thread shades a column of this many pixels */
     static constexpr int kTileThreads = kTile * kTile / kRowsPerThread; /* 64 */
     static constexpr int kChunk = kTileThreads;  /* circles culled per step: one per thread */

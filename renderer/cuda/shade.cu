@@ -134,7 +134,10 @@ template <bool BINNED>
 __device__ __forceinline__ void tile_slice(const TileArgs &a, uint32_t tile, uint32_t *begin, uint32_t *count)
 {
     if (BINNED) {
-        const uint2 rg = a.ranges[tile];
+        /* The tile's bin: a superset of its circles, in draw order; the
+         * cull drops those that miss the tile. */
+        const uint32_t tx = tile % (uint32_t)a.tiles_x, ty = tile / (uint32_t)a.tiles_x;
+        const uint2 rg = a.ranges[(ty >> a.bin_shift.y) * (uint32_t)a.bins_x + (tx >> a.bin_shift.x)];
         *begin = rg.x;
         *count = rg.y - rg.x;
     } else {
