@@ -15,7 +15,7 @@ namespace gpi_rc {
 /* Tuning knobs for sweeps on the GPU machine (-D at build time); the
  * defaults are the measured best. */
 #ifndef GPI_RC_EMIT_COOP_MIN
-#define GPI_RC_EMIT_COOP_MIN 16
+#define GPI_RC_EMIT_COOP_MIN 32
 #endif
 #ifndef GPI_RC_TILE_WARPS
 #define GPI_RC_TILE_WARPS 24
@@ -73,8 +73,9 @@ struct Policy {
     static constexpr uint64_t kSmallTests = (uint64_t)1 << 24;
     static constexpr int kBinThreads = 256; /* count/emit/pack/ranges blocks */
     /* Circles with at least this many pairs are emitted by their whole warp,
-     * 32 consecutive keys a store (16 against 128: rand100k 1-2% faster,
-     * the other scenes unchanged; bench/RESULTS.md). */
+     * 32 consecutive keys a store (with 2x2-tile bins, ~17 pairs a rand100k
+     * circle: 32 against 16 is 1.5-2% faster, biglittle and rand10k the
+     * same; bench/RESULTS.md). */
     static constexpr uint64_t kEmitCoopMin = GPI_RC_EMIT_COOP_MIN;
     /* Sort keys are (tile << cbits) | (circle - batch first). When the tile
      * bits plus the circle bits (of the scene's n) fit in 32, the keys are
