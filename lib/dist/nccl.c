@@ -45,7 +45,7 @@ static void *open_nccl(void)
 {
     const char *env = getenv("GP_NCCL_LIBRARY");
     void *h;
-    char tried[400] = "";
+    char tried[320] = ""; /* with the text below, fits g_nccl_why */
     if (env && *env) {
         if ((h = dlopen(env, RTLD_NOW | RTLD_LOCAL))) return h;
         snprintf(tried, sizeof tried, "GP_NCCL_LIBRARY=%s: %s; ", env, dlerror());
