@@ -167,6 +167,24 @@ static void compare_with_reference(gp_context *ctx, const gp_scene *s, int w, in
     free(got);
 }
 
+/* For each value of a testing knob (an environment variable the renderer
+ * reads), each case against the reference; the knob is unset after. */
+struct render_case {
+    const gp_scene *scene;
+    int w, h;
+};
+
+static void compare_per_knob(gp_context *ctx, const char *knob, const char *const *values, size_t nvalues,
+                             const struct render_case *cases, size_t ncases)
+{
+    size_t k, c;
+    for (k = 0; k < nvalues; k++) {
+        setenv(knob, values[k], 1);
+        for (c = 0; c < ncases; c++) compare_with_reference(ctx, cases[c].scene, cases[c].w, cases[c].h, values[k]);
+    }
+    unsetenv(knob);
+}
+
 static void every_scene_matches_reference(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -209,7 +227,6 @@ static void every_blend_path_matches_reference(void **state)
     static const char *const paths[] = {"scalar", "sse", "avx2", "avx512"};
     gp_context *ctx = gpt_ctx(state);
     gp_scene *s = NULL, *p = NULL, *d = NULL;
-    size_t k;
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx512f")) print_message("this CPU has no AVX-512: its case ran the widest path\n");
@@ -218,13 +235,11 @@ static void every_blend_path_matches_reference(void **state)
     assert_int_equal(gp_scene_create(&s, "rand10k", 0), GP_SUCCESS);
     assert_int_equal(gp_scene_create(&p, "pattern", 0), GP_SUCCESS);
     assert_int_equal(gp_scene_create(&d, "rand100k", 0), GP_SUCCESS); /* thousands of circles per tile */
-    for (k = 0; k < sizeof paths / sizeof paths[0]; k++) {
-        setenv("GPUPRIM_CPU_BLEND", paths[k], 1);
-        compare_with_reference(ctx, s, 203, 150, paths[k]);
-        compare_with_reference(ctx, p, 97, 64, paths[k]);
-        compare_with_reference(ctx, d, 131, 67, paths[k]);
+    {
+        const struct render_case cases[] = {{s, 203, 150}, {p, 97, 64}, {d, 131, 67}};
+        compare_per_knob(ctx, "GPUPRIM_CPU_BLEND", paths, sizeof paths / sizeof paths[0], cases,
+                         sizeof cases / sizeof cases[0]);
     }
-    unsetenv("GPUPRIM_CPU_BLEND");
     gp_scene_destroy(s);
     gp_scene_destroy(p);
     gp_scene_destroy(d);
@@ -232,10 +247,8 @@ static void every_blend_path_matches_reference(void **state)
 
 /* Flakes in view (the generated snow starts above the frame), and the
  * course's snow.par frame when it is there. */
-static void snow_in_view_matches_reference(void **state)
+static gp_scene *snow_in_view(size_t n)
 {
-    gp_context *ctx = gpt_ctx(state);
-    const size_t n = 3000;
     gp_circle *c = (gp_circle *)gpt_malloc(n * sizeof *c);
     gp_scene *s;
     size_t i;
@@ -247,10 +260,17 @@ static void snow_in_view_matches_reference(void **state)
         c[i].r = c[i].g = c[i].b = 0.f;
     }
     s = circles(c, n, 1);
+    free(c);
+    return s;
+}
+
+static void snow_in_view_matches_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    gp_scene *s = snow_in_view(3000);
     compare_with_reference(ctx, s, 200, 150, "snow in view");
     compare_with_reference(ctx, s, 333, 77, "snow in view");
     gp_scene_destroy(s);
-    free(c);
     if (access(GP_SOURCE_DIR "/../shared/data/snow.par", R_OK) == 0) {
         char err[256];
         assert_int_equal(gp_scene_load(&s, GP_SOURCE_DIR "/../shared/data/snow.par", err, sizeof err), GP_SUCCESS);
@@ -270,35 +290,20 @@ static void every_bin_shape_matches_reference(void **state)
 {
     static const char *const shapes[] = {"1x1", "2x1", "2x2", "4x2", "4x4"};
     gp_context *ctx = gpt_ctx(state);
-    gp_scene *r = NULL, *b = NULL, *m = NULL, *snow;
-    const size_t n = 3000;
-    gp_circle *c = (gp_circle *)gpt_malloc(n * sizeof *c);
-    size_t i, k;
-    for (i = 0; i < n; i++) {
-        c[i].x = (float)gpt_uniform() * 1.2f - .1f;
-        c[i].y = (float)gpt_uniform() * 1.2f - .1f;
-        c[i].z = 1.f - (float)i / (float)n;
-        c[i].radius = .0075f + .08f * (float)gpt_uniform() * (float)gpt_uniform();
-        c[i].r = c[i].g = c[i].b = 0.f;
-    }
-    snow = circles(c, n, 1);
+    gp_scene *r = NULL, *b = NULL, *m = NULL, *snow = snow_in_view(3000);
     assert_int_equal(gp_scene_create(&r, "rand10k", 0), GP_SUCCESS);
     assert_int_equal(gp_scene_create(&b, "biglittle", 0), GP_SUCCESS);
     assert_int_equal(gp_scene_create(&m, "rand1M", 0), GP_SUCCESS);
-    for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
-        setenv("GPUPRIM_CUDA_BINS", shapes[k], 1);
-        compare_with_reference(ctx, r, 1000, 600, shapes[k]);
-        compare_with_reference(ctx, r, 257, 129, shapes[k]);
-        compare_with_reference(ctx, b, 333, 77, shapes[k]);
-        compare_with_reference(ctx, m, 200, 150, shapes[k]);
-        compare_with_reference(ctx, snow, 333, 77, shapes[k]);
+    {
+        const struct render_case cases[] = {
+            {r, 1000, 600}, {r, 257, 129}, {b, 333, 77}, {m, 200, 150}, {snow, 333, 77}};
+        compare_per_knob(ctx, "GPUPRIM_CUDA_BINS", shapes, sizeof shapes / sizeof shapes[0], cases,
+                         sizeof cases / sizeof cases[0]);
     }
-    unsetenv("GPUPRIM_CUDA_BINS");
     gp_scene_destroy(r);
     gp_scene_destroy(b);
     gp_scene_destroy(m);
     gp_scene_destroy(snow);
-    free(c);
 }
 
 /* Circles no scene generator makes: on the edges, huge, tiny, far away,

@@ -205,8 +205,8 @@ cudaError_t launch_emit(const float4 *geom, const uint2 *box, const uint64_t *in
         emit_kernel<K, true><<<(nc * 32u + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, lg, cbits,
                                                                      invW, invH, pairs, ranges, num_tiles);
     else
-        emit_kernel<K, false><<<(nc + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, lg, cbits, invW,
-                                                                invH, pairs, ranges, num_tiles);
+        emit_kernel<K, false><<<(nc + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, lg, cbits,
+                                                                invW, invH, pairs, ranges, num_tiles);
     return cudaGetLastError();
 }
 
