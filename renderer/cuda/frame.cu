@@ -106,7 +106,6 @@ static BinGrid bin_grid(int tiles_x, int tiles_y, int2 shift)
 struct gpi_cuda_renderer {
     gp_context *ctx;
     int width, height, tiles_x, tiles_y;
-    uint32_t num_tiles;
     int band_ty0, band_ty1; /* tile rows drawn: all, or a distributed rank's band */
     int band_py0, band_py1; /* ... as pixel rows */
     uint32_t band_tiles;
@@ -166,7 +165,6 @@ extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int he
     r->height = height;
     r->tiles_x = (width + P::kTile - 1) / P::kTile;
     r->tiles_y = (height + P::kTile - 1) / P::kTile;
-    r->num_tiles = (uint32_t)r->tiles_x * (uint32_t)r->tiles_y;
     r->band_ty0 = band_ty0;
     r->band_ty1 = band_ty1;
     r->band_py0 = band_ty0 * P::kTile;
@@ -222,13 +220,15 @@ static BinGrid choose_bins(const gpi_cuda_renderer *r, const gp_scene *scene)
     const int ns = (int)(sizeof shapes / sizeof shapes[0]);
     const char *force = getenv("GPUPRIM_CUDA_BINS");
     const size_t n = scene->n;
-    BinGrid best = bin_grid(r->tiles_x, r->tiles_y, shapes[0]);
+    BinGrid grids[sizeof shapes / sizeof shapes[0]];
     double boxes[sizeof shapes / sizeof shapes[0]] = {0};
     size_t samples, stride, k;
+    int best = 0;
     double best_cost = 0;
+    for (int s = 0; s < ns; ++s) grids[s] = bin_grid(r->tiles_x, r->tiles_y, shapes[s]);
     for (int s = 0; force && s < ns; ++s)
-        if (!strcmp(force, names[s])) return bin_grid(r->tiles_x, r->tiles_y, shapes[s]);
-    if (n == 0 || !scene->position || !scene->radius) return best;
+        if (!strcmp(force, names[s])) return grids[s];
+    if (n == 0 || !scene->position || !scene->radius) return grids[0];
     samples = n < P::kBinSamples ? n : P::kBinSamples;
     stride = n / samples;
     for (k = 0; k < samples; ++k) {
@@ -240,24 +240,24 @@ static BinGrid choose_bins(const gpi_cuda_renderer *r, const gp_scene *scene)
         y1 = y1 < r->band_py1 ? y1 : r->band_py1;
         if (x0 >= x1 || y0 >= y1) continue;
         for (int s = 0; s < ns; ++s) {
-            const int lx = shapes[s].x + 4, ly = shapes[s].y + 4;
-            boxes[s] += (double)(((x1 - 1) >> lx) - (x0 >> lx) + 1) * (double)(((y1 - 1) >> ly) - (y0 >> ly) + 1);
+            const int2 lg = grids[s].lg;
+            boxes[s] += (double)(((x1 - 1) >> lg.x) - (x0 >> lg.x) + 1) *
+                        (double)(((y1 - 1) >> lg.y) - (y0 >> lg.y) + 1);
         }
     }
     for (int s = 0; s < ns; ++s) {
-        const BinGrid g = bin_grid(r->tiles_x, r->tiles_y, shapes[s]);
         const double pairs = boxes[s] * ((double)n / (double)samples);
-        const KeyForm f = key_form(g, (uint32_t)n);
+        const KeyForm f = key_form(grids[s], (uint32_t)n);
         const int passes = (f.end_bit - f.cbits + 7) / 8;
         const double cost = pairs * P::kBinPairCost +
                             pairs * (double)(1 << (shapes[s].x + shapes[s].y)) * P::kBinEntryCost +
                             passes * P::kBinPassCost;
         if (s == 0 || cost < best_cost) {
-            best = g;
+            best = s;
             best_cost = cost;
         }
     }
-    return best;
+    return grids[best];
 }
 
 extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_scene *scene)
@@ -324,11 +324,11 @@ extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_
  * reuse: see P::kReusePairs. */
 template <typename K>
 static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, bool reuse, const K *list, const uint2 *ranges,
-                              const BinGrid &bg, uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
+                              uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
 {
     TileArgs a;
-    a.bin_shift = bg.shift;
-    a.bins_x = bg.bins_x;
+    a.bin_shift = r->grid.shift;
+    a.bins_x = r->grid.bins_x;
     a.geom = r->geom;
     a.colour = r->colour;
     a.box = r->box;
@@ -353,7 +353,7 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, bool reuse, con
 /* Unbinned: every circle of [c0, c1). */
 static gp_status launch_tiles_all(gpi_cuda_renderer *r, uint32_t c0, uint32_t c1, bool first)
 {
-    return launch_tiles<uint32_t>(r, false, false, NULL, NULL, r->grid, c0, c1, 0u, first);
+    return launch_tiles<uint32_t>(r, false, false, NULL, NULL, c0, c1, 0u, first);
 }
 
 template <typename K>
@@ -382,7 +382,7 @@ static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, const KeyFor
     key_bytes = align_up((size_t)pairs * sizeof(K));
     off_k1 = key_bytes;
     off_rg = off_k1 + key_bytes;
-    off_tmp = off_rg + align_up((size_t)r->num_tiles * sizeof(uint2));
+    off_tmp = off_rg + align_up((size_t)r->grid.num_bins * sizeof(uint2));
     total = off_tmp + sort_bytes;
     s = gpi_workspace(r->ctx, total, (void **)&ws);
     if (s) return s;
@@ -396,9 +396,10 @@ static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, const KeyFor
 
 /* Bin and shade circles [c0, c1), whose pairs are [base, base + np). */
 template <typename K>
-static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, const BinGrid &bg, uint32_t c0,
-                              uint32_t c1, uint64_t base, uint64_t np, const KeyForm &f, bool first)
+static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint32_t c0, uint32_t c1, uint64_t base,
+                              uint64_t np, const KeyForm &f, bool first)
 {
+    const BinGrid &bg = r->grid;
     gp_context *ctx = r->ctx;
     cudaStream_t st = stream_of(r);
     gp_status s;
@@ -421,13 +422,12 @@ static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, const
     /* kReusePairs counts tile pairs: a bin of 2^(shift.x + shift.y) tiles
      * stands for up to that many of them. */
     const bool reuse = c1 > c0 && (np << (bg.shift.x + bg.shift.y)) / (c1 - c0) >= P::kReusePairs;
-    return launch_tiles<K>(r, true, reuse, sorted, ps->ranges, bg, c0, 0, f.cmask, first);
+    return launch_tiles<K>(r, true, reuse, sorted, ps->ranges, c0, 0, f.cmask, first);
 }
 
 /* 3-6 for the frame whose scan is done and whose pair total is `total`. */
 template <typename K>
-static gp_status render_binned(gpi_cuda_renderer *r, const BinGrid &bg, uint32_t n, uint64_t total,
-                               const KeyForm &f)
+static gp_status render_binned(gpi_cuda_renderer *r, uint32_t n, uint64_t total, const KeyForm &f)
 {
     gp_context *ctx = r->ctx;
     cudaStream_t st = stream_of(r);
@@ -438,9 +438,9 @@ static gp_status render_binned(gpi_cuda_renderer *r, const BinGrid &bg, uint32_t
     cudaError_t e;
 
     /* Scratch for as many pairs as fit, halving on allocation failure; no
-     * circle has more pairs than there are tiles. */
+     * circle has more pairs than there are bins. */
     desired = total < P::kPairCap ? total : P::kPairCap;
-    floor_pairs = desired < r->num_tiles ? desired : r->num_tiles;
+    floor_pairs = desired < r->grid.num_bins ? desired : r->grid.num_bins;
     for (;;) {
         s = pair_scratch<K>(r, desired, f, &ps);
         if (s == GP_SUCCESS) break;
@@ -473,7 +473,7 @@ static gp_status render_binned(gpi_cuda_renderer *r, const BinGrid &bg, uint32_t
                                  "render: circle %u touches more tiles than the scratch memory holds", c0);
         }
         if (end_pairs > base) {
-            s = render_batch<K>(r, &ps, bg, c0, c1, base, end_pairs - base, f, first);
+            s = render_batch<K>(r, &ps, c0, c1, base, end_pairs - base, f, first);
             if (s) return s;
             first = false;
         }
@@ -503,10 +503,8 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
     if (n == 0 || (n <= P::kSmallN && (uint64_t)n * r->band_tiles <= P::kSmallTests))
         return launch_tiles_all(r, 0, n, true);
 
-    const BinGrid bg = r->grid;
-
     /* 1-2: count and scan. */
-    s = gpi_cuda_status(ctx, launch_count(r->geom, r->box, n, bg.lg, r->invW, r->invH, r->incl, st),
+    s = gpi_cuda_status(ctx, launch_count(r->geom, r->box, n, r->grid.lg, r->invW, r->invH, r->incl, st),
                         "render count kernel");
     if (s) return s;
     /* gpuprim's scan, in place. */
@@ -520,9 +518,9 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
     total = r->host_misc[0];
     if (total == 0) return launch_tiles_all(r, 0, 0, true); /* nothing on screen */
 
-    f = key_form(bg, n); /* every batch's circles fit in n's bits */
-    if (f.k32) return render_binned<uint32_t>(r, bg, n, total, f);
-    return render_binned<uint64_t>(r, bg, n, total, f);
+    f = key_form(r->grid, n); /* every batch's circles fit in n's bits */
+    if (f.k32) return render_binned<uint32_t>(r, n, total, f);
+    return render_binned<uint64_t>(r, n, total, f);
 }
 
 extern "C" gp_status gpi_cuda_renderer_rgb8(gpi_cuda_renderer *r, unsigned char *rgb_dev)

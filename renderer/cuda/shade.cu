@@ -128,16 +128,16 @@ __device__ __forceinline__ void shade_plain_chunk(gpi_rgba (&acc)[R], const floa
 
 /* ---- pieces both tile kernels share ----------------------------------------- */
 
-/* The tile's slice of the circle list: binned, its range of sorted keys;
+/* Tile (tx, ty)'s slice of the circle list: binned, its bin's range of sorted keys;
  * unbinned, every circle of the batch. */
 template <bool BINNED>
-__device__ __forceinline__ void tile_slice(const TileArgs &a, uint32_t tile, uint32_t *begin, uint32_t *count)
+__device__ __forceinline__ void tile_slice(const TileArgs &a, int tx, int ty, uint32_t *begin, uint32_t *count)
 {
     if (BINNED) {
         /* The tile's bin: a superset of its circles, in draw order; the
          * cull drops those that miss the tile. */
-        const uint32_t tx = tile % (uint32_t)a.tiles_x, ty = tile / (uint32_t)a.tiles_x;
-        const uint2 rg = a.ranges[(ty >> a.bin_shift.y) * (uint32_t)a.bins_x + (tx >> a.bin_shift.x)];
+        const uint32_t bin = (uint32_t)(ty >> a.bin_shift.y) * (uint32_t)a.bins_x + (uint32_t)(tx >> a.bin_shift.x);
+        const uint2 rg = a.ranges[bin];
         *begin = rg.x;
         *count = rg.y - rg.x;
     } else {
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     const int j0 = ty * T + (t / T) * R;
 
     uint32_t begin, count;
-    tile_slice<BINNED>(a, tile, &begin, &count);
+    tile_slice<BINNED>(a, tx, ty, &begin, &count);
     if (!a.first && count == 0) return; /* whole block: nothing to add */
 
     const bool in_x = i < a.width;
@@ -485,7 +485,7 @@ __global__ void __launch_bounds__(P::kTileThreads, MIN_BLOCKS) tile_kernel_bands
     const int j0 = ty * T + (t / T) * R;
 
     uint32_t begin, count;
-    tile_slice<BINNED>(a, tile, &begin, &count);
+    tile_slice<BINNED>(a, tx, ty, &begin, &count);
     if (!a.first && count == 0) return; /* whole block: nothing to add */
 
     const bool in_x = i < a.width;
