@@ -23,6 +23,11 @@ struct gp_context {
     size_t user_ws_bytes;
     int cpu_threads;        /* 0 = one per online processor */
     int sm_count;           /* CUDA: the device's multiprocessors (grids sized to fit it at once) */
+    int cc_major;           /* CUDA: compute capability major (bulk copies need 9) */
+    int scan_kernel;        /* CUDA, exact scans past one block: 0 the plain single-pass
+                               kernel, 1 the pipelined one from its size threshold on, 2 the
+                               pipelined one at every size (GPUPRIM_CUDA_SCAN=onepass /
+                               unset / pipelined: a testing knob, see README) */
     void *pinned;           /* CUDA: 256 bytes of mapped page-locked host memory */
     void *pinned_dev;       /* ... its device address: kernels write a result (a sum,
                                a count) straight there, which saves a copy operation

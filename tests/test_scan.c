@@ -193,6 +193,36 @@ static void scan_beyond_one_wave(void **state)
             }
 }
 
+/* The pipelined kernel (sm_90; large scans take it by themselves) at the
+ * sizes it would not get alone: a few tiles (8192 4-byte or 4096 8-byte
+ * elements each) with a partial last one, fewer tiles than SMs, one more
+ * tile than an H100/H200 has SMs, more tiles than a block's stages hold.
+ * Its context is made with GPUPRIM_CUDA_SCAN=pipelined; elsewhere the
+ * plain kernel answers and the case passes for it. */
+static int setup_pipelined(void **state)
+{
+    int r;
+    setenv("GPUPRIM_CUDA_SCAN", "pipelined", 1);
+    r = gpt_setup_context(state);
+    unsetenv("GPUPRIM_CUDA_SCAN");
+    return r;
+}
+
+static void scan_pipelined_any_size(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const size_t full[] = {16385, 65537, 1000003, 132 * 8192 + 1, 132 * 8192 * 6 + 5};
+    static const size_t quick[] = {16385, 132 * 8192 + 1};
+    const size_t *ns = gpt_quick() ? quick : full;
+    const size_t count = gpt_quick() ? COUNT(quick) : COUNT(full);
+    size_t di, oi, ki, ni;
+    for (ni = 0; ni < count; ni++)
+        for (di = 0; di < 4; di++) /* the exact dtypes; float sums never take it */
+            for (oi = 0; oi < COUNT(ops); oi++)
+                for (ki = 0; ki < COUNT(kinds); ki++)
+                    run_case(ctx, dtypes[di], ops[oi], kinds[ki], ns[ni], (int)(oi == 0 && ki == 1));
+}
+
 /* Real-valued float sums: exact on the CPU backend; on CUDA within a bound
  * scaled to the magnitude (the prefix of |x|) and the length. */
 static void scan_float_sum_real_values(void **state)
@@ -345,6 +375,7 @@ int main(void)
         GPT_TEST_BOTH(scan_in_place),
         GPT_TEST_BOTH(scan_unaligned_views),
         GPT_TEST_BOTH(scan_beyond_one_wave),
+        {"scan_pipelined_any_size [cuda]", scan_pipelined_any_size, setup_pipelined, gpt_teardown_context, &gpt_cuda},
         GPT_TEST_BOTH(scan_float_sum_real_values),
         GPT_TEST_BOTH(scan_with_user_workspace),
         GPT_TEST_BOTH(scan_bad_arguments),

@@ -5,7 +5,8 @@
  *     operators a few 256-thread tiles, each reducing what comes before it
  *     (scan_few), for float sums one block (scan_small, a fixed order);
  *   - exact operators (integer sums, min, max): the single-pass decoupled
- *     look-back scan of scan_onepass.cuh: n reads and n writes;
+ *     look-back scan of scan_onepass.cuh: n reads and n writes (from 2^26
+ *     elements on sm_90 with 16-byte aligned buffers, its pipelined kernel);
  *   - float and double sums: the reduce-then-scan below.
  *
  * Why not cub::DeviceScan (nor look-back) for float sums: its decoupled look-back adds a tile's
@@ -186,6 +187,15 @@ gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identi
         return gpi_cuda_status(ctx, gpi::scan_small<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
                                                           identity, seed, stream),
                                "scan (one block) launch");
+    }
+    if (exact && ctx->scan_kernel &&
+        gpi::pipelined_fits<T>(ctx->cc_major, in, out, (long long)n, ctx->scan_kernel == 2)) {
+        void *ws = nullptr;
+        gp_status s = gpi_workspace_aligned(ctx, gpi::pipelined_workspace_bytes<T>((long long)n), &ws);
+        if (s) return s;
+        return gpi_cuda_status(ctx, gpi::scan_pipelined<T, Op>((const T *)in, (T *)out, (long long)n, inclusive != 0,
+                                                              identity, seed, ws, ctx->sm_count, stream),
+                               "scan (pipelined) launch");
     }
     if (exact) {
         void *ws = nullptr;

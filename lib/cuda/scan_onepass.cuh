@@ -4,21 +4,29 @@
  * vectors; warp -> shuffle scans; block -> warp 0 scans the warp totals;
  * device -> tiles chained by decoupled look-back.
  *
- * Two kernels; scan.cu chooses between them and its reduce-then-scan:
- *   small   n fits one tile of a 1024-thread block: one launch, no state,
- *           a fixed combination order (so also fine for float sums).
+ * Kernels; scan.cu chooses between them and its reduce-then-scan:
+ *   small, few  n fits one tile of a 1024-thread block: one launch, no
+ *           state (small: a fixed combination order, so also fine for
+ *           float sums).
  *   onepass one pass over the data (n reads, n writes), each tile's prefix
  *           found by decoupled look-back. Look-back combines predecessors
  *           in an order that depends on timing, so it is only for exact
  *           operators: integer (wrap-around) sums, min and max. Float sums
  *           go through scan.cu's fixed-tree reduce-then-scan instead.
+ *   pipelined  the same single pass on sm_90 for large aligned inputs,
+ *           with warp-specialised resident blocks and bulk copies
+ *           (scan_pipelined_kernel).
  * Operators are functors op(a, b); the identity travels as a value.
  */
 #ifndef GPUPRIM_SCAN_ONEPASS_CUH
 #define GPUPRIM_SCAN_ONEPASS_CUH
 
+#include "bulk_pipe.cuh"
+
 #include <cuda_runtime.h>
 #include <stdint.h>
+
+#include <algorithm>
 
 
 namespace gpi {
@@ -54,6 +62,32 @@ namespace gpi {
 #ifndef GPI_SCAN_DELAY_POLL
 #define GPI_SCAN_DELAY_POLL 500
 #endif
+/* The pipelined kernel (sm_90): tiles of GPI_PSCAN_THREADS x
+ * GPI_PSCAN_VECTORS 16-byte vectors (32 KB), GPI_PSCAN_STAGES of them in
+ * flight per block (192 KB: one block an SM), GPI_PSCAN_AGG_WARPS warps
+ * computing aggregates; used from GPI_PSCAN_MIN_ITEMS elements. The sweep
+ * behind the defaults: bench/RESULTS.md, "Eighth 2026-11-24 session". */
+#ifndef GPI_PSCAN_THREADS
+#define GPI_PSCAN_THREADS 256
+#endif
+#ifndef GPI_PSCAN_VECTORS
+#define GPI_PSCAN_VECTORS 8
+#endif
+#ifndef GPI_PSCAN_STAGES
+#define GPI_PSCAN_STAGES 6
+#endif
+#ifndef GPI_PSCAN_BLOCKS
+#define GPI_PSCAN_BLOCKS 1
+#endif
+#ifndef GPI_PSCAN_AGG_WARPS
+#define GPI_PSCAN_AGG_WARPS 8
+#endif
+#ifndef GPI_PSCAN_DELAY_POLL
+#define GPI_PSCAN_DELAY_POLL 100
+#endif
+#ifndef GPI_PSCAN_MIN_ITEMS
+#define GPI_PSCAN_MIN_ITEMS (1 << 26)
+#endif
 struct lookback_delay {
     unsigned first, poll;
 };
@@ -67,6 +101,12 @@ struct scan_policy {
     static constexpr int few_threads = 256;          /* the few-tile path (exact operators) */
     static constexpr int few_vectors = 4;            /* 8 warps x 4: whole lanes for warp 0 */
     static constexpr lookback_delay delay = {GPI_SCAN_DELAY_FIRST, GPI_SCAN_DELAY_POLL};
+    static constexpr int pipe_threads = GPI_PSCAN_THREADS; /* pipelined kernel: storing threads */
+    static constexpr int pipe_vectors = GPI_PSCAN_VECTORS;
+    static constexpr int pipe_stages = GPI_PSCAN_STAGES;
+    static constexpr int pipe_blocks = GPI_PSCAN_BLOCKS;   /* per SM (launch bound) */
+    static constexpr int pipe_agg_warps = GPI_PSCAN_AGG_WARPS;
+    static constexpr long long pipe_min_items = GPI_PSCAN_MIN_ITEMS;
 };
 
 /* ---- warp level --------------------------------------------------------------- */
@@ -186,6 +226,74 @@ __device__ T tile_look_back(tile_state<T> st, long long tile, Op op, T identity,
         prefix = op(warp_reduce(v, op), prefix);
         if (inclusive) return prefix;
         pred -= 32;
+    }
+}
+
+/* One look at tile j's status, without waiting. */
+template <typename T>
+__device__ __forceinline__ tile_status<T> tile_peek(tile_state<T> st, long long j)
+{
+    tile_status<T> r;
+    if constexpr (sizeof(T) == 4) {
+        const unsigned long long w = *(volatile const unsigned long long *)&st.packed[j];
+        const uint32_t bits = (uint32_t)w;
+        memcpy(&r.value, &bits, 4);
+        r.flag = (uint32_t)(w >> 32);
+    } else {
+        r.flag = *(volatile const uint32_t *)&st.flags[j];
+        r.value = T(0);
+        if (r.flag != TILE_EMPTY) {
+            __threadfence();
+            r.value = r.flag == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j]
+                                               : *(volatile const T *)&st.aggregates[j];
+        }
+    }
+    return r;
+}
+
+/* Look-back for the pipelined kernel's look-back warp: W x 32 predecessors
+ * a round, all read before any is waited on, and only those nearer than the
+ * nearest inclusive one waited for. (There, tiles claimed ahead by a busy
+ * block may still be empty behind an inclusive predecessor; tile_look_back
+ * would wait for them too.) Exact operators only. */
+template <typename T, typename Op, int W>
+__device__ T tile_look_back_nearest(tile_state<T> st, long long tile, Op op, T identity, int lane,
+                                    lookback_delay delay)
+{
+    T prefix = identity;
+    long long pred = tile - 1;
+    if (delay.first) __nanosleep(delay.first);
+    for (;;) {
+        tile_status<T> ts[W];
+#pragma unroll
+        for (int w = 0; w < W; w++) {
+            const long long j = pred - (w * 32 + lane);
+            ts[w] = j >= 0 ? tile_peek(st, j) : tile_status<T>{TILE_INCLUSIVE, identity};
+        }
+        int nearest;
+        for (;;) {
+            nearest = W * 32; /* distance index (w * 32 + lane) of the nearest inclusive */
+#pragma unroll
+            for (int w = W - 1; w >= 0; w--) {
+                const unsigned b = __ballot_sync(0xffffffffu, ts[w].flag == TILE_INCLUSIVE);
+                if (b) nearest = w * 32 + __ffs(b) - 1;
+            }
+            bool missing = false;
+#pragma unroll
+            for (int w = 0; w < W; w++) missing |= w * 32 + lane < nearest && ts[w].flag == TILE_EMPTY;
+            if (!__any_sync(0xffffffffu, missing)) break;
+            if (delay.poll) __nanosleep(delay.poll);
+#pragma unroll
+            for (int w = 0; w < W; w++)
+                if (w * 32 + lane < nearest && ts[w].flag == TILE_EMPTY) ts[w] = tile_peek(st, pred - (w * 32 + lane));
+        }
+        T v = identity;
+#pragma unroll
+        for (int w = 0; w < W; w++)
+            if (w * 32 + lane <= nearest) v = op(v, ts[w].value);
+        prefix = op(warp_reduce(v, op), prefix);
+        if (nearest < W * 32) return prefix;
+        pred -= W * 32;
     }
 }
 
@@ -420,6 +528,224 @@ scan_onepass_kernel(const T *in, T *out, long long n, bool vec, bool inclusive, 
     scan_tile<T, Op, scan_policy::threads, scan_policy::vectors, true>(in, out, n, blockIdx.x, vec, inclusive, identity, seed, st);
 }
 
+/* Threads of a pipelined block: storers, producer, look-back, aggregators. */
+constexpr int pipelined_block_threads()
+{
+    return scan_policy::pipe_threads + 64 + 32 * scan_policy::pipe_agg_warps;
+}
+
+/* The pipelined single-pass scan (sm_90), warp-specialised. A block stays
+ * resident and takes tile after tile from a counter; its warps have roles,
+ * each working through the block's tiles in claim order, handing them on
+ * through shared-memory barriers:
+ *   producer (1 warp, one lane): claims the next tile and has the copy
+ *       engine bring it into a ring of STAGES shared-memory buffers;
+ *   aggregators (AGG warps): as soon as a tile lands, the totals of its
+ *       512-byte groups, their exclusive scan (kept per stage) and the
+ *       tile's aggregate, published at once;
+ *   look-back (1 warp): looks back from each aggregated tile, publishes
+ *       its inclusive prefix and hands the prefix on;
+ *   storers (THREADS / 32 warps): each vector scanned from tile prefix +
+ *       group prefix + the lanes before it, stored; the buffer goes back.
+ * Aggregates appear as soon as a tile's bytes land, whatever its block is
+ * doing, and loads stay in flight while tiles wait for their prefixes.
+ * Tiles are claimed in increasing order by running blocks and each role
+ * finishes its tiles in claim order: no deadlock. A partial last tile is
+ * read from global memory (bulk copies move whole 16-byte units); in and
+ * out are 16-byte aligned (pipelined_fits). */
+template <typename T, typename Op>
+__global__ void __launch_bounds__(pipelined_block_threads(), scan_policy::pipe_blocks)
+scan_pipelined_kernel(const T *in, T *out, long long n, bool inclusive, T identity, T seed, tile_state<T> st,
+                      unsigned long long *next_tile)
+{
+#if GPI_HAS_BULK_COPY
+    constexpr int THREADS = scan_policy::pipe_threads, VECTORS = scan_policy::pipe_vectors;
+    constexpr int STAGES = scan_policy::pipe_stages, AGG = scan_policy::pipe_agg_warps;
+    using BT = block_scan_tile<T, THREADS, VECTORS>;
+    constexpr int VI = BT::VI, WARPS = THREADS / 32;
+    constexpr unsigned BYTES = (unsigned)(BT::ITEMS * sizeof(T));
+    constexpr int GROUPS = VECTORS * WARPS; /* 32 vectors (512 bytes) each, in memory order */
+    static_assert(GROUPS % 32 == 0, "the group scan takes whole lanes");
+    constexpr int PRODUCER = WARPS, LOOKBACK = WARPS + 1, AGG0 = WARPS + 2; /* warp indices */
+    extern __shared__ __align__(128) unsigned char stage_mem[];              /* STAGES x BYTES */
+    /* per stage: landed (producer -> all), aggregated (aggregators -> look-back),
+     * prefixed (look-back -> storers), empty (storers -> producer) */
+    __shared__ uint64_t landed[STAGES], aggregated[STAGES], prefixed[STAGES], empty[STAGES];
+    __shared__ long long stage_tile[STAGES];
+    __shared__ T group_prefix[STAGES][GROUPS];
+    __shared__ T stage_total[STAGES], stage_prefix[STAGES];
+    Op op;
+    const long long tiles = (n + BT::ITEMS - 1) / BT::ITEMS;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(&landed[s], 1);
+            mbar_init(&aggregated[s], 1);
+            mbar_init(&prefixed[s], 1);
+            mbar_init(&empty[s], WARPS);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (warp == PRODUCER) {
+        if (lane != 0) return;
+        for (unsigned it = 0;; it++) {
+            const unsigned s = it % STAGES;
+            if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
+            const long long t = (long long)atomicAdd(next_tile, 1ull);
+            stage_tile[s] = t; /* published by the arrival below */
+            if (t < tiles && (t + 1) * BT::ITEMS <= n) {
+                mbar_arrive_expect_tx(&landed[s], BYTES);
+                bulk_load(stage_mem + (size_t)s * BYTES, in + t * BT::ITEMS, BYTES, &landed[s]);
+            } else {
+                mbar_arrive(&landed[s]);
+            }
+            if (t >= tiles) return; /* the end marker, passed to every role */
+        }
+    }
+
+    if (warp >= AGG0) {
+        const int a = warp - AGG0;
+        for (unsigned it = 0;; it++) {
+            const unsigned s = it % STAGES;
+            mbar_wait(&landed[s], (it / STAGES) & 1);
+            const long long t = stage_tile[s];
+            if (t >= tiles) {
+                if (a == 0 && lane == 0) mbar_arrive(&aggregated[s]); /* the end, for the look-back warp */
+                return;
+            }
+            const long long base = t * BT::ITEMS;
+            const bool full_tile = base + BT::ITEMS <= n;
+            const T *stage = reinterpret_cast<const T *>(stage_mem + (size_t)s * BYTES);
+            static_assert(GROUPS % AGG == 0, "the aggregator warps share the groups evenly");
+#pragma unroll
+            for (int i = 0; i < GROUPS / AGG; i++) { /* unrolled: the groups' reductions overlap */
+                const int g = a + i * AGG;
+                const int v = g * 32 + lane; /* vector index in the tile */
+                T sum = identity;
+                if (full_tile) {
+                    const uint4 raw = *reinterpret_cast<const uint4 *>(stage + v * VI);
+                    const T *p = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+                    for (int j = 0; j < VI; j++) sum = op(sum, p[j]);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < VI; j++) {
+                        const long long e = base + (long long)v * VI + j;
+                        if (e < n) sum = op(sum, in[e]);
+                    }
+                }
+                sum = warp_reduce(sum, op);
+                if (lane == 0) group_prefix[s][g] = sum; /* the group's total for now */
+            }
+            if constexpr (AGG > 1) asm volatile("bar.sync 1, %0;" ::"n"(AGG * 32) : "memory");
+            if (a == 0) {
+                constexpr int PER_LANE = GROUPS / 32;
+                T g[PER_LANE];
+                T run = identity;
+#pragma unroll
+                for (int i = 0; i < PER_LANE; i++) {
+                    g[i] = group_prefix[s][lane * PER_LANE + i];
+                    run = op(run, g[i]);
+                }
+                const T incl = warp_inclusive_scan(run, op, lane);
+                T excl = __shfl_up_sync(0xffffffffu, incl, 1);
+                if (lane == 0) excl = identity;
+                const T total = __shfl_sync(0xffffffffu, incl, 31);
+#pragma unroll
+                for (int i = 0; i < PER_LANE; i++) {
+                    group_prefix[s][lane * PER_LANE + i] = excl;
+                    excl = op(excl, g[i]);
+                }
+                __syncwarp();
+                if (lane == 0) {
+                    if (t > 0) tile_publish(st, t, total, TILE_AGGREGATE);
+                    stage_total[s] = total;
+                    mbar_arrive(&aggregated[s]);
+                }
+            }
+            /* warps a > 0 write the next stage's groups only: no barrier needed here */
+        }
+    }
+
+    if (warp == LOOKBACK) {
+        const lookback_delay delay = {0, GPI_PSCAN_DELAY_POLL}; /* predecessors' aggregates come early */
+        for (unsigned it = 0;; it++) {
+            const unsigned s = it % STAGES;
+            mbar_wait(&aggregated[s], (it / STAGES) & 1);
+            const long long t = stage_tile[s];
+            if (t >= tiles) return;
+            const T total = stage_total[s];
+            T before = seed;
+            if (t > 0) before = tile_look_back_nearest<T, Op, 1>(st, t, op, identity, lane, delay);
+            if (lane == 0) {
+                tile_publish(st, t, op(before, total), TILE_INCLUSIVE);
+                stage_prefix[s] = before;
+                mbar_arrive(&prefixed[s]);
+            }
+            __syncwarp();
+        }
+    }
+
+    /* storers */
+    for (unsigned it = 0;; it++) {
+        const unsigned s = it % STAGES;
+        mbar_wait(&landed[s], (it / STAGES) & 1);
+        const long long t = stage_tile[s];
+        if (t >= tiles) return;
+        mbar_wait(&prefixed[s], (it / STAGES) & 1);
+        const long long base = t * BT::ITEMS;
+        const bool full_tile = base + BT::ITEMS <= n;
+        const T tile_prefix = stage_prefix[s];
+        const T *stage = reinterpret_cast<const T *>(stage_mem + (size_t)s * BYTES);
+#pragma unroll 2
+        for (int k = 0; k < VECTORS; k++) {
+            const int v = k * THREADS + threadIdx.x;
+            const long long e = base + (long long)v * VI;
+            T x[VI];
+            if (full_tile) {
+                const uint4 raw = *reinterpret_cast<const uint4 *>(stage + v * VI);
+                const T *p = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+                for (int j = 0; j < VI; j++) x[j] = p[j];
+            } else {
+#pragma unroll
+                for (int j = 0; j < VI; j++) x[j] = e + j < n ? in[e + j] : identity;
+            }
+#pragma unroll
+            for (int j = 1; j < VI; j++) x[j] = op(x[j - 1], x[j]);
+            const T lanes_incl = warp_inclusive_scan(x[VI - 1], op, lane);
+            T lanes_excl = __shfl_up_sync(0xffffffffu, lanes_incl, 1);
+            if (lane == 0) lanes_excl = identity;
+            const T p = op(op(tile_prefix, group_prefix[s][k * WARPS + warp]), lanes_excl);
+            T y[VI];
+            if (!inclusive) {
+                y[0] = p;
+#pragma unroll
+                for (int j = 1; j < VI; j++) y[j] = op(p, x[j - 1]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < VI; j++) y[j] = op(p, x[j]);
+            }
+            if (full_tile) {
+                uint4 raw;
+                T *q = reinterpret_cast<T *>(&raw);
+#pragma unroll
+                for (int j = 0; j < VI; j++) q[j] = y[j];
+                *reinterpret_cast<uint4 *>(out + e) = raw;
+            } else {
+#pragma unroll
+                for (int j = 0; j < VI; j++)
+                    if (e + j < n) out[e + j] = y[j];
+            }
+        }
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&empty[s]); /* the buffer may be refilled */
+    }
+#endif
+}
+
 /* ---- host side ------------------------------------------------------------------ */
 template <typename T>
 constexpr long long small_scan_items()
@@ -505,6 +831,61 @@ cudaError_t scan_onepass(const T *in, T *out, long long n, bool inclusive, T ide
     if (e != cudaSuccess) return e;
     scan_onepass_kernel<T, Op><<<(unsigned)tiles, scan_policy::threads, 0, stream>>>(
         in, out, n, aligned16(in) && aligned16(out), inclusive, identity, seed, st);
+    return cudaGetLastError();
+}
+
+/* The pipelined scan: items per tile, shared memory per block, and the
+ * workspace (the tile counter, then the look-back state). */
+template <typename T>
+constexpr long long pipelined_tile_items()
+{
+    return block_scan_tile<T, scan_policy::pipe_threads, scan_policy::pipe_vectors>::ITEMS;
+}
+
+template <typename T>
+constexpr size_t pipelined_smem_bytes()
+{
+    return (size_t)scan_policy::pipe_stages * pipelined_tile_items<T>() * sizeof(T);
+}
+
+template <typename T>
+size_t pipelined_workspace_bytes(long long n)
+{
+    return 256 + tile_state_bytes<T>((n + pipelined_tile_items<T>() - 1) / pipelined_tile_items<T>());
+}
+
+/* Whether scan_pipelined applies: sm_90 or later, in and out 16-byte
+ * aligned, and n large enough for it to pay (always: any n, for tests). */
+template <typename T>
+bool pipelined_fits(int cc_major, const void *in, const void *out, long long n, bool always)
+{
+    return cc_major >= 9 && aligned16(in) && aligned16(out) && (always || n >= scan_policy::pipe_min_items);
+}
+
+/* ws (256-byte aligned) has pipelined_workspace_bytes<T>(n); sm_count: the
+ * device's SMs (the grid is what fits at once, capped at the tile count). */
+template <typename T, typename Op>
+cudaError_t scan_pipelined(const T *in, T *out, long long n, bool inclusive, T identity, T seed, void *ws,
+                           int sm_count, cudaStream_t stream)
+{
+    const long long tiles = (n + pipelined_tile_items<T>() - 1) / pipelined_tile_items<T>();
+    const size_t smem = pipelined_smem_bytes<T>();
+    unsigned long long *next_tile = static_cast<unsigned long long *>(ws);
+    tile_state<T> st;
+    int per_sm = 0;
+    cudaError_t e = cudaFuncSetAttribute(scan_pipelined_kernel<T, Op>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_pipelined_kernel<T, Op>,
+                                                          pipelined_block_threads(), smem);
+    if (e != cudaSuccess) return e;
+    if (per_sm < 1) return cudaErrorInvalidConfiguration;
+    if (e == cudaSuccess) e = cudaMemsetAsync(next_tile, 0, sizeof *next_tile, stream);
+    if (e == cudaSuccess) e = tile_state_clear<T>(static_cast<char *>(ws) + 256, tiles, stream, &st);
+    if (e != cudaSuccess) return e;
+    const long long grid = std::min<long long>(tiles, (long long)per_sm * sm_count);
+    scan_pipelined_kernel<T, Op><<<(unsigned)grid, pipelined_block_threads(), smem, stream>>>(
+        in, out, n, inclusive, identity, seed, st, next_tile);
     return cudaGetLastError();
 }
 
