@@ -251,49 +251,31 @@ __device__ __forceinline__ tile_status<T> tile_peek(tile_state<T> st, long long 
     return r;
 }
 
-/* Look-back for the pipelined kernel's look-back warp: W x 32 predecessors
- * a round, all read before any is waited on, and only those nearer than the
- * nearest inclusive one waited for. (There, tiles claimed ahead by a busy
- * block may still be empty behind an inclusive predecessor; tile_look_back
- * would wait for them too.) Exact operators only. */
-template <typename T, typename Op, int W>
-__device__ T tile_look_back_nearest(tile_state<T> st, long long tile, Op op, T identity, int lane,
-                                    lookback_delay delay)
+/* Look-back for the pipelined kernel's look-back warp: like tile_look_back,
+ * but a lane waits for its predecessor only if it is nearer than the nearest
+ * inclusive one the warp has seen. (There, tiles claimed ahead by a busy
+ * block may still be empty behind an inclusive predecessor: waiting for
+ * them, as tile_look_back does, stretches every chain.) Exact operators
+ * only. */
+template <typename T, typename Op>
+__device__ T tile_look_back_nearest(tile_state<T> st, long long tile, Op op, T identity, int lane, unsigned poll_ns)
 {
     T prefix = identity;
-    long long pred = tile - 1;
-    if (delay.first) __nanosleep(delay.first);
-    for (;;) {
-        tile_status<T> ts[W];
-#pragma unroll
-        for (int w = 0; w < W; w++) {
-            const long long j = pred - (w * 32 + lane);
-            ts[w] = j >= 0 ? tile_peek(st, j) : tile_status<T>{TILE_INCLUSIVE, identity};
-        }
+    for (long long pred = tile - 1;; pred -= 32) {
+        const long long j = pred - lane; /* lane 0 is the nearest predecessor */
+        tile_status<T> ts = j >= 0 ? tile_peek(st, j) : tile_status<T>{TILE_INCLUSIVE, identity};
+        unsigned inclusive;
         int nearest;
         for (;;) {
-            nearest = W * 32; /* distance index (w * 32 + lane) of the nearest inclusive */
-#pragma unroll
-            for (int w = W - 1; w >= 0; w--) {
-                const unsigned b = __ballot_sync(0xffffffffu, ts[w].flag == TILE_INCLUSIVE);
-                if (b) nearest = w * 32 + __ffs(b) - 1;
-            }
-            bool missing = false;
-#pragma unroll
-            for (int w = 0; w < W; w++) missing |= w * 32 + lane < nearest && ts[w].flag == TILE_EMPTY;
+            inclusive = __ballot_sync(0xffffffffu, ts.flag == TILE_INCLUSIVE);
+            nearest = inclusive ? __ffs(inclusive) - 1 : 32;
+            const bool missing = lane < nearest && ts.flag == TILE_EMPTY;
             if (!__any_sync(0xffffffffu, missing)) break;
-            if (delay.poll) __nanosleep(delay.poll);
-#pragma unroll
-            for (int w = 0; w < W; w++)
-                if (w * 32 + lane < nearest && ts[w].flag == TILE_EMPTY) ts[w] = tile_peek(st, pred - (w * 32 + lane));
+            if (poll_ns) __nanosleep(poll_ns);
+            if (missing) ts = tile_peek(st, j);
         }
-        T v = identity;
-#pragma unroll
-        for (int w = 0; w < W; w++)
-            if (w * 32 + lane <= nearest) v = op(v, ts[w].value);
-        prefix = op(warp_reduce(v, op), prefix);
-        if (nearest < W * 32) return prefix;
-        pred -= W * 32;
+        prefix = op(warp_reduce(lane <= nearest ? ts.value : identity, op), prefix);
+        if (inclusive) return prefix;
     }
 }
 
@@ -670,7 +652,7 @@ scan_pipelined_kernel(const T *in, T *out, long long n, bool inclusive, T identi
     }
 
     if (warp == LOOKBACK) {
-        const lookback_delay delay = {0, GPI_PSCAN_DELAY_POLL}; /* predecessors' aggregates come early */
+
         for (unsigned it = 0;; it++) {
             const unsigned s = it % STAGES;
             mbar_wait(&aggregated[s], (it / STAGES) & 1);
@@ -678,7 +660,8 @@ scan_pipelined_kernel(const T *in, T *out, long long n, bool inclusive, T identi
             if (t >= tiles) return;
             const T total = stage_total[s];
             T before = seed;
-            if (t > 0) before = tile_look_back_nearest<T, Op, 1>(st, t, op, identity, lane, delay);
+            /* no first delay: the predecessors' aggregates come early */
+            if (t > 0) before = tile_look_back_nearest<T, Op>(st, t, op, identity, lane, GPI_PSCAN_DELAY_POLL);
             if (lane == 0) {
                 tile_publish(st, t, op(before, total), TILE_INCLUSIVE);
                 stage_prefix[s] = before;
@@ -880,7 +863,7 @@ cudaError_t scan_pipelined(const T *in, T *out, long long n, bool inclusive, T i
                                                           pipelined_block_threads(), smem);
     if (e != cudaSuccess) return e;
     if (per_sm < 1) return cudaErrorInvalidConfiguration;
-    if (e == cudaSuccess) e = cudaMemsetAsync(next_tile, 0, sizeof *next_tile, stream);
+    e = cudaMemsetAsync(next_tile, 0, sizeof *next_tile, stream);
     if (e == cudaSuccess) e = tile_state_clear<T>(static_cast<char *>(ws) + 256, tiles, stream, &st);
     if (e != cudaSuccess) return e;
     const long long grid = std::min<long long>(tiles, (long long)per_sm * sm_count);
