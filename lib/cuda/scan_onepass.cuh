@@ -170,32 +170,37 @@ struct tile_status {
     T value;
 };
 
+/* One look at tile j's status, without waiting. */
+template <typename T>
+__device__ __forceinline__ tile_status<T> tile_peek(tile_state<T> st, long long j)
+{
+    tile_status<T> r;
+    if constexpr (sizeof(T) == 4) {
+        const unsigned long long w = *(volatile const unsigned long long *)&st.packed[j];
+        const uint32_t bits = (uint32_t)w;
+        memcpy(&r.value, &bits, 4);
+        r.flag = (uint32_t)(w >> 32);
+    } else {
+        r.flag = *(volatile const uint32_t *)&st.flags[j];
+        r.value = T(0);
+        if (r.flag != TILE_EMPTY) {
+            __threadfence();
+            r.value = r.flag == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j]
+                                               : *(volatile const T *)&st.aggregates[j];
+        }
+    }
+    return r;
+}
+
 /* Wait for tile j's status. */
 template <typename T>
 __device__ __forceinline__ tile_status<T> tile_wait(tile_state<T> st, long long j, unsigned poll_ns)
 {
-    tile_status<T> r;
-    if constexpr (sizeof(T) == 4) {
-        unsigned long long w;
-        for (;;) {
-            w = *(volatile const unsigned long long *)&st.packed[j];
-            if ((uint32_t)(w >> 32) != TILE_EMPTY) break;
-            if (poll_ns) __nanosleep(poll_ns);
-        }
-        uint32_t bits = (uint32_t)w;
-        memcpy(&r.value, &bits, 4);
-        r.flag = (uint32_t)(w >> 32);
-    } else {
-        for (;;) {
-            r.flag = *(volatile const uint32_t *)&st.flags[j];
-            if (r.flag != TILE_EMPTY) break;
-            if (poll_ns) __nanosleep(poll_ns);
-        }
-        __threadfence();
-        r.value = r.flag == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j]
-                                           : *(volatile const T *)&st.aggregates[j];
+    for (;;) {
+        const tile_status<T> r = tile_peek(st, j);
+        if (r.flag != TILE_EMPTY) return r;
+        if (poll_ns) __nanosleep(poll_ns);
     }
-    return r;
 }
 
 /* Warp 0 of tile `tile` (> 0) finds the combined total of all earlier tiles. */
@@ -227,28 +232,6 @@ __device__ T tile_look_back(tile_state<T> st, long long tile, Op op, T identity,
         if (inclusive) return prefix;
         pred -= 32;
     }
-}
-
-/* One look at tile j's status, without waiting. */
-template <typename T>
-__device__ __forceinline__ tile_status<T> tile_peek(tile_state<T> st, long long j)
-{
-    tile_status<T> r;
-    if constexpr (sizeof(T) == 4) {
-        const unsigned long long w = *(volatile const unsigned long long *)&st.packed[j];
-        const uint32_t bits = (uint32_t)w;
-        memcpy(&r.value, &bits, 4);
-        r.flag = (uint32_t)(w >> 32);
-    } else {
-        r.flag = *(volatile const uint32_t *)&st.flags[j];
-        r.value = T(0);
-        if (r.flag != TILE_EMPTY) {
-            __threadfence();
-            r.value = r.flag == TILE_INCLUSIVE ? *(volatile const T *)&st.inclusives[j]
-                                               : *(volatile const T *)&st.aggregates[j];
-        }
-    }
-    return r;
 }
 
 /* Look-back for the pipelined kernel's look-back warp: like tile_look_back,
