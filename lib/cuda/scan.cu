@@ -189,7 +189,7 @@ gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identi
                                "scan (one block) launch");
     }
     if (exact && ctx->scan_kernel &&
-        gpi::pipelined_fits<T>(ctx->cc_major, in, out, (long long)n, ctx->scan_kernel == 2)) {
+        gpi::pipelined_fits<T, Op>(ctx->cc_major, in, out, (long long)n, ctx->scan_kernel == 2)) {
         void *ws = nullptr;
         gp_status s = gpi_workspace_aligned(ctx, gpi::pipelined_workspace_bytes<T>((long long)n), &ws);
         if (s) return s;

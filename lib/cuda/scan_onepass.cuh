@@ -709,6 +709,8 @@ scan_pipelined_kernel(const T *in, T *out, long long n, bool inclusive, T identi
         __syncwarp();
         if (lane == 0) mbar_arrive(&empty[s]); /* the buffer may be refilled */
     }
+#else
+    __trap(); /* never launched: pipelined_fits checks the code was built for sm_90 */
 #endif
 }
 
@@ -821,11 +823,20 @@ size_t pipelined_workspace_bytes(long long n)
 }
 
 /* Whether scan_pipelined applies: sm_90 or later, in and out 16-byte
- * aligned, and n large enough for it to pay (always: any n, for tests). */
-template <typename T>
+ * aligned, n large enough for it to pay (always: any n, for tests), and
+ * the kernel built from sm_90 code (a build for older architectures only,
+ * JIT-compiled on Hopper, has an empty one). */
+template <typename T, typename Op>
 bool pipelined_fits(int cc_major, const void *in, const void *out, long long n, bool always)
 {
-    return cc_major >= 9 && aligned16(in) && aligned16(out) && (always || n >= scan_policy::pipe_min_items);
+    if (cc_major < 9 || !aligned16(in) || !aligned16(out) || (!always && n < scan_policy::pipe_min_items))
+        return false;
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, scan_pipelined_kernel<T, Op>) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: the plain kernel's launch check must not see it */
+        return false;
+    }
+    return a.ptxVersion >= 90;
 }
 
 /* ws (256-byte aligned) has pipelined_workspace_bytes<T>(n); sm_count: the
