@@ -64,9 +64,11 @@ namespace gpi {
 #endif
 /* The pipelined kernel (sm_90): tiles of GPI_PSCAN_THREADS x
  * GPI_PSCAN_VECTORS 16-byte vectors (32 KB), GPI_PSCAN_STAGES of them in
- * flight per block (192 KB: one block an SM), GPI_PSCAN_AGG_WARPS warps
- * computing aggregates; used from GPI_PSCAN_MIN_ITEMS elements. The sweep
- * behind the defaults: bench/RESULTS.md, "Eighth 2026-11-24 session". */
+ * flight per block (192 KB: one block an SM, GPI_PSCAN_BLOCKS in the launch
+ * bound), GPI_PSCAN_AGG_WARPS warps computing aggregates, the look-back
+ * warp polling every GPI_PSCAN_DELAY_POLL ns; used from GPI_PSCAN_MIN_ITEMS
+ * elements. The sweep behind the defaults: bench/RESULTS.md, "Eighth
+ * 2026-11-24 session". */
 #ifndef GPI_PSCAN_THREADS
 #define GPI_PSCAN_THREADS 256
 #endif
