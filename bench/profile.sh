@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Nsight Compute profiles of the kernels that matter most, on the GPU
 # machine: speed of light, occupancy and warp stall reasons for the scan,
-# find-repeats, stencil and transpose kernels, and the per-kernel time split
+# find-repeats, stencil and transpose kernels (the scan at 2^28: the pipelined
+# kernel; GPUPRIM_CUDA_SCAN=onepass profiles the plain one), and the per-kernel time split
 # of one renderer frame. Clocks are left alone (--clock-control none); the
 # renderer's kernels keep L2 between them (--cache-control none), since its
 # binning data lives there (with flushes, CUB's sort read 51 us, in the frame 90).
@@ -12,7 +13,7 @@ B=${1:-build-gpu}
 NCU="ncu --clock-control none"
 SECTIONS="--section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis"
 METRICS="--metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_requests_op_read.sum"
-for spec in "scan_onepass_kernel scan 268435456" "find_repeats_kernel find_repeats 268435456" \
+for spec in "scan_(onepass|pipelined)_kernel scan 268435456" "find_repeats_kernel find_repeats 268435456" \
             "stencil_2d stencil 16384" "transpose transpose 16384"; do
     set -- $spec
     [ $# -eq 3 ] || continue
