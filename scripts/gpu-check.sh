@@ -114,10 +114,11 @@ if has sanitize; then
             # tool there) plus NCCL's: memcheck alone covers its own paths.
             case "$tool:$t" in memcheck:*) ;; *test_dist) continue ;; esac
             ran=$((ran + 1))
-            # racecheck does not follow the pipelined scan's hand-offs through
-            # shared-memory barriers (mbarrier) and bulk copies: it reports every
-            # one of them. It checks the plain single-pass kernel instead; the
-            # pipelined one runs under memcheck, initcheck and synccheck.
+            # racecheck reports a hazard at every hand-off of the pipelined scan
+            # (bulk copies and shared-memory barriers, mbarrier), each ordered by
+            # an arrive/wait pair it may not model (bench/RESULTS.md). It checks
+            # the plain single-pass kernel instead; the pipelined one runs under
+            # memcheck, initcheck and synccheck.
             scan_kernel=; [ "$tool" = racecheck ] && scan_kernel=GPUPRIM_CUDA_SCAN=onepass
             env $scan_kernel GP_TEST_QUICK=1 GP_TEST_REQUIRE_GPU=1 GP_TEST_FILTER='*cuda*' \
                 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 99 "$t" >>"$OUT/sanitizer.log" 2>&1 || {
