@@ -69,6 +69,7 @@ gp_status gp_context_create(gp_context **out, gp_backend backend, int device)
     ctx = (gp_context *)calloc(1, sizeof *ctx);
     if (!ctx) return GP_ERROR_OUT_OF_MEMORY;
     ctx->backend = backend;
+    ctx->pipelined_scan_ok = -1;
     {
         const char *scan = getenv("GPUPRIM_CUDA_SCAN"); /* testing knob */
         ctx->scan_kernel = !scan ? 1 : strcmp(scan, "onepass") == 0 ? 0 : strcmp(scan, "pipelined") == 0 ? 2 : 1;
@@ -82,7 +83,6 @@ gp_status gp_context_create(gp_context **out, gp_backend backend, int device)
         if (e == cudaSuccess) e = cudaHostAlloc(&ctx->pinned, 256, cudaHostAllocMapped);
         if (e == cudaSuccess) e = cudaHostGetDevicePointer(&ctx->pinned_dev, ctx->pinned, 0);
         if (e == cudaSuccess) e = cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device);
-        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&ctx->cc_major, cudaDevAttrComputeCapabilityMajor, device);
         if (e != cudaSuccess) {
             gp_status s = gpi_cuda_status(NULL, e, "cudaSetDevice");
             if (ctx->pinned) cudaFreeHost(ctx->pinned);

@@ -23,7 +23,8 @@ struct gp_context {
     size_t user_ws_bytes;
     int cpu_threads;        /* 0 = one per online processor */
     int sm_count;           /* CUDA: the device's multiprocessors (grids sized to fit it at once) */
-    int cc_major;           /* CUDA: compute capability major (bulk copies need 9) */
+    int pipelined_scan_ok;  /* CUDA: whether the pipelined scan can run here (sm_90 and a build
+                               with its sm_90 code); -1 until the first large scan asks */
     int scan_kernel;        /* CUDA, exact scans past one block: 0 the plain single-pass
                                kernel, 1 the pipelined one from its size threshold on, 2 the
                                pipelined one at every size (GPUPRIM_CUDA_SCAN=onepass /

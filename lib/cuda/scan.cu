@@ -170,6 +170,26 @@ gp_status scan_reduce_then_scan(gp_context *ctx, const void *in, void *out, size
                            scratch);
 }
 
+/* Whether the pipelined scan can run on the context's device: sm_90 or
+ * later, and this build's code for it is sm_90's (a build for older
+ * architectures only, JIT-compiled on Hopper, has an empty kernel). The
+ * same for every instantiation of one build, so one is asked, once per
+ * context. */
+bool pipelined_available(gp_context *ctx)
+{
+    if (ctx->pipelined_scan_ok < 0) {
+        int major = 0;
+        cudaFuncAttributes a;
+        const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device) == cudaSuccess &&
+                        major >= 9 &&
+                        cudaFuncGetAttributes(&a, gpi::scan_pipelined_kernel<uint32_t, OpSum<uint32_t>>) == cudaSuccess &&
+                        a.ptxVersion >= 90;
+        (void)cudaGetLastError(); /* a failed query is not sticky: a later launch check must not see it */
+        ctx->pipelined_scan_ok = ok;
+    }
+    return ctx->pipelined_scan_ok != 0;
+}
+
 template <typename T, typename Op>
 gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identity, const void *seed_host,
                   int inclusive)
@@ -188,8 +208,8 @@ gp_status scan_op(gp_context *ctx, const void *in, void *out, size_t n, T identi
                                                           identity, seed, stream),
                                "scan (one block) launch");
     }
-    if (exact && ctx->scan_kernel &&
-        gpi::pipelined_fits<T, Op>(ctx->cc_major, in, out, (long long)n, ctx->scan_kernel == 2)) {
+    if (exact && ctx->scan_kernel && gpi::pipelined_fits(in, out, (long long)n, ctx->scan_kernel == 2) &&
+        pipelined_available(ctx)) {
         void *ws = nullptr;
         gp_status s = gpi_workspace_aligned(ctx, gpi::pipelined_workspace_bytes<T>((long long)n), &ws);
         if (s) return s;

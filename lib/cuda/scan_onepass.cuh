@@ -712,7 +712,7 @@ scan_pipelined_kernel(const T *in, T *out, long long n, bool inclusive, T identi
         if (lane == 0) mbar_arrive(&empty[s]); /* the buffer may be refilled */
     }
 #else
-    __trap(); /* never launched: pipelined_fits checks the code was built for sm_90 */
+    __trap(); /* never launched: scan.cu's pipelined_available checks the code was built for sm_90 */
 #endif
 }
 
@@ -824,22 +824,15 @@ size_t pipelined_workspace_bytes(long long n)
     return 256 + tile_state_bytes<T>((n + pipelined_tile_items<T>() - 1) / pipelined_tile_items<T>());
 }
 
-/* Whether scan_pipelined applies: sm_90 or later, in and out 16-byte
- * aligned, n large enough for it to pay (always: any n, for tests), and
- * the kernel built from sm_90 code (a build for older architectures only,
- * JIT-compiled on Hopper, has an empty one). */
-template <typename T, typename Op>
-bool pipelined_fits(int cc_major, const void *in, const void *out, long long n, bool always)
+/* Whether scan_pipelined suits these arguments: in and out 16-byte
+ * aligned, n large enough for it to pay (always: any n, for tests). */
+static inline bool pipelined_fits(const void *in, const void *out, long long n, bool always)
 {
-    if (cc_major < 9 || !aligned16(in) || !aligned16(out) || (!always && n < scan_policy::pipe_min_items))
-        return false;
-    cudaFuncAttributes a;
-    if (cudaFuncGetAttributes(&a, scan_pipelined_kernel<T, Op>) != cudaSuccess) {
-        (void)cudaGetLastError(); /* not sticky: the plain kernel's launch check must not see it */
-        return false;
-    }
-    return a.ptxVersion >= 90;
+    return aligned16(in) && aligned16(out) && (always || n >= scan_policy::pipe_min_items);
 }
+
+/* Whether it can run at all (sm_90 and a build with its sm_90 code): scan.cu's
+ * pipelined_available. */
 
 /* ws (256-byte aligned) has pipelined_workspace_bytes<T>(n); sm_count: the
  * device's SMs (the grid is what fits at once, capped at the tile count). */
