@@ -131,6 +131,30 @@ __device__ __forceinline__ T warp_reduce(T v, Op op)
     return v;
 }
 
+/* Warp level, over shared memory: one warp scans vals[0, 32 * PER_LANE)
+ * in place (exclusive; lane l takes PER_LANE consecutive values) and
+ * returns the total to every lane. */
+template <typename T, typename Op, int PER_LANE>
+__device__ __forceinline__ T warp_exclusive_scan_shared(T *vals, Op op, T identity, int lane)
+{
+    T g[PER_LANE];
+    T run = identity;
+#pragma unroll
+    for (int i = 0; i < PER_LANE; i++) {
+        g[i] = vals[lane * PER_LANE + i];
+        run = op(run, g[i]);
+    }
+    const T incl = warp_inclusive_scan(run, op, lane);
+    T excl = __shfl_up_sync(0xffffffffu, incl, 1);
+    if (lane == 0) excl = identity;
+#pragma unroll
+    for (int i = 0; i < PER_LANE; i++) {
+        vals[lane * PER_LANE + i] = excl;
+        excl = op(excl, g[i]);
+    }
+    return __shfl_sync(0xffffffffu, incl, 31);
+}
+
 /* ---- tile status for decoupled look-back ---------------------------------------
  * flag 0: nothing yet; 1: the tile's own total (aggregate) is published;
  * 2: the inclusive prefix through this tile is published.
@@ -361,22 +385,7 @@ __device__ __forceinline__ T block_vector_prefixes(T (&agg)[VECTORS], T (&prefix
 
     /* block: warp 0 scans the (k, warp) group totals, then finds the tile prefix */
     if (warp == 0) {
-        T g[PER_LANE];
-        T run = identity;
-#pragma unroll
-        for (int i = 0; i < PER_LANE; i++) {
-            g[i] = group_prefix[lane * PER_LANE + i];
-            run = op(run, g[i]);
-        }
-        T incl = warp_inclusive_scan(run, op, lane);
-        T excl = __shfl_up_sync(0xffffffffu, incl, 1);
-        if (lane == 0) excl = identity;
-        T total = __shfl_sync(0xffffffffu, incl, 31);
-#pragma unroll
-        for (int i = 0; i < PER_LANE; i++) {
-            group_prefix[lane * PER_LANE + i] = excl;
-            excl = op(excl, g[i]);
-        }
+        const T total = warp_exclusive_scan_shared<T, Op, PER_LANE>(group_prefix, op, identity, lane);
         /* seed: what comes before tile 0 (the identity, or a distributed
          * scan's prefix from the ranks before this one). */
         T before = seed;
@@ -608,23 +617,7 @@ scan_pipelined_kernel(const T *in, T *out, long long n, bool inclusive, T identi
             }
             if constexpr (AGG > 1) asm volatile("bar.sync 1, %0;" ::"n"(AGG * 32) : "memory");
             if (a == 0) {
-                constexpr int PER_LANE = GROUPS / 32;
-                T g[PER_LANE];
-                T run = identity;
-#pragma unroll
-                for (int i = 0; i < PER_LANE; i++) {
-                    g[i] = group_prefix[s][lane * PER_LANE + i];
-                    run = op(run, g[i]);
-                }
-                const T incl = warp_inclusive_scan(run, op, lane);
-                T excl = __shfl_up_sync(0xffffffffu, incl, 1);
-                if (lane == 0) excl = identity;
-                const T total = __shfl_sync(0xffffffffu, incl, 31);
-#pragma unroll
-                for (int i = 0; i < PER_LANE; i++) {
-                    group_prefix[s][lane * PER_LANE + i] = excl;
-                    excl = op(excl, g[i]);
-                }
+                const T total = warp_exclusive_scan_shared<T, Op, GROUPS / 32>(group_prefix[s], op, identity, lane);
                 __syncwarp();
                 if (lane == 0) {
                     if (t > 0) tile_publish(st, t, total, TILE_AGGREGATE);
