@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         if (i >= n) return; /* whole warp */
         const Box b = unpack_box(box[i]);
         const TileRange t = tile_range(b, lg);
-        uint32_t c = 0; /* at most tiles_x per row */
+        uint32_t c = 0; /* at most bins_x per row */
         if (t.tx0 <= t.tx1) {
             const float4 g = geom[i];
             for (int ty = t.ty0 + lane; ty <= t.ty1; ty += 32) {
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         }
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) c += __shfl_xor_sync(kFull, c, off);
-        if (lane == 0) counts[i] = c; /* <= num_tiles < 2^32 */
+        if (lane == 0) counts[i] = c; /* <= num_bins < 2^32 */
         return;
     }
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
  * inclusive ends, by shuffles). crel = circle - batch first. */
 template <typename K>
 __device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t crel, uint64_t s, uint64_t e,
-                                                 int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs)
+                                                 int bins_x, int2 lg, int cbits, float invW, float invH, K *pairs)
 {
     const int lane = threadIdx.x & 31;
     const Box b = unpack_box(sbx);
@@ -83,7 +83,7 @@ __device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t 
             const int lk = __shfl_sync(kFull, l, k), ok = __shfl_sync(kFull, excl, k);
             const uint64_t p = s + (uint64_t)q;
             if (q < total && p < e) /* guard: never write outside the slice */
-                pairs[p] = ((K)((uint32_t)((row0 + k) * tiles_x + lk + (q - ok))) << cbits) | (K)crel;
+                pairs[p] = ((K)((uint32_t)((row0 + k) * bins_x + lk + (q - ok))) << cbits) | (K)crel;
         }
         s += (uint64_t)total;
     }
@@ -97,10 +97,10 @@ __device__ __forceinline__ void emit_circle_warp(float4 sg, uint2 sbx, uint32_t 
 template <typename K, bool WARP>
 __global__ void __launch_bounds__(P::kBinThreads)
     emit_kernel(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
-                uint64_t base, int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
-                uint32_t num_tiles)
+                uint64_t base, int bins_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
+                uint32_t num_bins)
 {
-    for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < num_tiles; k += gridDim.x * blockDim.x)
+    for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < num_bins; k += gridDim.x * blockDim.x)
         ranges[k] = make_uint2(0u, 0u);
     if (WARP) {
         const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32u; /* uniform per warp */
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         const uint32_t i = c0 + w;
         const uint64_t end = incl[i] - base;
         const uint64_t start = (i == 0 ? 0 : incl[i - 1]) - base;
-        if (end > start) emit_circle_warp<K>(geom[i], box[i], w, start, end, tiles_x, lg, cbits, invW, invH, pairs);
+        if (end > start) emit_circle_warp<K>(geom[i], box[i], w, start, end, bins_x, lg, cbits, invW, invH, pairs);
         return;
     }
     const uint32_t i = c0 + blockIdx.x * blockDim.x + threadIdx.x;
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         const K step = (K)1 << cbits;
         for (int ty = t.ty0; ty <= t.ty1; ++ty) {
             int l, w = row_span(g, b, t.tx0, t.tx1, ty, lg, invW, invH, &l);
-            K key = ((K)(uint32_t)(ty * tiles_x + l) << cbits) | (K)(i - c0);
+            K key = ((K)(uint32_t)(ty * bins_x + l) << cbits) | (K)(i - c0);
             for (int k = 0; k < w; ++k, ++p, key += step)
                 if (p < end) pairs[p] = key; /* guard: never write outside the slice */
         }
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         const uint32_t ci = __shfl_sync(kFull, i, src);
         const uint64_t s = __shfl_sync(kFull, start, src);
         const uint64_t e = __shfl_sync(kFull, end, src);
-        emit_circle_warp<K>(sg, sbx, ci - c0, s, e, tiles_x, lg, cbits, invW, invH, pairs);
+        emit_circle_warp<K>(sg, sbx, ci - c0, s, e, bins_x, lg, cbits, invW, invH, pairs);
     }
 }
 
@@ -196,17 +196,17 @@ cudaError_t launch_count(const float4 *geom, const uint2 *box, uint32_t n, int2 
 
 template <typename K>
 cudaError_t launch_emit(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
-                        uint64_t base, int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
-                        uint32_t num_tiles, cudaStream_t st)
+                        uint64_t base, int bins_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
+                        uint32_t num_bins, cudaStream_t st)
 {
     const unsigned bt = P::kBinThreads;
     const uint32_t nc = c1 - c0;
     if (nc <= P::kWarpCircleN) /* a warp per circle; nc * 32 < 2^32 */
-        emit_kernel<K, true><<<(nc * 32u + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, lg, cbits,
-                                                                     invW, invH, pairs, ranges, num_tiles);
+        emit_kernel<K, true><<<(nc * 32u + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, bins_x, lg, cbits,
+                                                                     invW, invH, pairs, ranges, num_bins);
     else
-        emit_kernel<K, false><<<(nc + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, tiles_x, lg, cbits,
-                                                                invW, invH, pairs, ranges, num_tiles);
+        emit_kernel<K, false><<<(nc + bt - 1) / bt, bt, 0, st>>>(geom, box, incl, c0, c1, base, bins_x, lg, cbits,
+                                                                invW, invH, pairs, ranges, num_bins);
     return cudaGetLastError();
 }
 

@@ -16,7 +16,7 @@ cudaError_t launch_pack(const float *pos, const float *rad, const float *col, ui
                         int band_y0, int band_y1, float invW, float invH, float4 *geom, float4 *colour, uint2 *box,
                         cudaStream_t st);
 
-/* Binning (bin.cu), on bins of 2^lg.x x 2^lg.y pixels (tiles_x, num_tiles:
+/* Binning (bin.cu), on bins of 2^lg.x x 2^lg.y pixels (bins_x, num_bins:
  * the bin grid): per-circle bin counts; the (bin, circle) keys of circles
  * [c0, c1) (which also clears ranges); the batch search; each bin's range
  * in the sorted keys. K: uint32_t or uint64_t keys. */
@@ -24,8 +24,8 @@ cudaError_t launch_count(const float4 *geom, const uint2 *box, uint32_t n, int2 
                          uint64_t *counts, cudaStream_t st);
 template <typename K>
 cudaError_t launch_emit(const float4 *geom, const uint2 *box, const uint64_t *incl, uint32_t c0, uint32_t c1,
-                        uint64_t base, int tiles_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
-                        uint32_t num_tiles, cudaStream_t st);
+                        uint64_t base, int bins_x, int2 lg, int cbits, float invW, float invH, K *pairs, uint2 *ranges,
+                        uint32_t num_bins, cudaStream_t st);
 cudaError_t launch_batch_end(const uint64_t *incl, uint32_t c0, uint32_t n, uint64_t limit, uint64_t *out,
                              cudaStream_t st);
 template <typename K>
