@@ -82,7 +82,9 @@ struct TileRange {
     int tx0, tx1, ty0, ty1; /* inclusive; empty when tx0 > tx1 */
 };
 
-__device__ __forceinline__ TileRange tile_range(const Box &b, int2 lg)
+/* The bins (of 2^lg.x x 2^lg.y pixels) that a pixel box touches; the host's
+ * bin-shape estimate (frame.cu's choose_bins) counts with it too. */
+__host__ __device__ __forceinline__ TileRange tile_range(const Box &b, int2 lg)
 {
     TileRange t;
     if (b.x0 >= b.x1 || b.y0 >= b.y1) {

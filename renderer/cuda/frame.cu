@@ -52,6 +52,7 @@
  * huge coordinates); circles it cannot prove get a per-pixel box check. */
 #include "internal.h"
 #include "render_cuda.h"
+#include "cuda/cull.cuh"
 #include "cuda/kernels.cuh"
 #include "shade.h"
 
@@ -240,9 +241,8 @@ static BinGrid choose_bins(const gpi_cuda_renderer *r, const gp_scene *scene)
         y1 = y1 < r->band_py1 ? y1 : r->band_py1;
         if (x0 >= x1 || y0 >= y1) continue;
         for (int s = 0; s < ns; ++s) {
-            const int2 lg = grids[s].lg;
-            boxes[s] += (double)(((x1 - 1) >> lg.x) - (x0 >> lg.x) + 1) *
-                        (double)(((y1 - 1) >> lg.y) - (y0 >> lg.y) + 1);
+            const TileRange t = tile_range(Box{x0, x1, y0, y1}, grids[s].lg);
+            boxes[s] += (double)(t.tx1 - t.tx0 + 1) * (double)(t.ty1 - t.ty0 + 1);
         }
     }
     for (int s = 0; s < ns; ++s) {
