@@ -660,6 +660,56 @@ static void group_scan()
 
 /* ---- reduce ---------------------------------------------------------------------------- */
 
+/* CUB's sum of set i % sets to host: the reduce rows' anchor (the result
+ * copy and the synchronization included, as gp_reduce does them). */
+template <typename T>
+struct CubSumToHost {
+    const std::vector<DevBuf> &in;
+    size_t n;
+    DevBuf dres{16}, temp;
+    HostScalar hres;
+    size_t temp_bytes = 0;
+    CubSumToHost(const std::vector<DevBuf> &in_, size_t n_) : in(in_), n(n_)
+    {
+        CK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in[0].as<T>(), dres.as<T>(), (int)n, g_stream));
+        temp.alloc(std::max<size_t>(temp_bytes, 16));
+    }
+    T operator()(long i)
+    {
+        const int k = (int)(i % (long)in.size());
+        CK(cub::DeviceReduce::Sum(temp.p, temp_bytes, in[k].as<T>(), dres.as<T>(), (int)n, g_stream));
+        CK(cudaMemcpyAsync(hres.p, dres.p, sizeof(T), cudaMemcpyDeviceToHost, g_stream));
+        CK(cudaStreamSynchronize(g_stream));
+        return *hres.as<T>();
+    }
+};
+
+/* One reduce row: gp_reduce (SUM of dtype d, to host) against cub_sum, both
+ * over the rotated sets. */
+template <typename T>
+static void add_reduce_row(gp_dtype d, const std::vector<DevBuf> &in, size_t n, CubSumToHost<T> &cub_sum,
+                           const char *variant, const std::string &status, const std::string &note)
+{
+    const long sets = (long)in.size();
+    Row r;
+    r.op = "reduce";
+    r.variant = variant;
+    r.size = pow2_or_dec(n);
+    r.bytes = (double)(n * sizeof(T));
+    r.ours = time_calls(
+        [&](long i) {
+            T v;
+            GP(gp_reduce(g_ctx, d, GP_OP_SUM, in[i % sets].p, n, &v));
+        },
+        1);
+    r.anc = time_calls([&](long i) { (void)cub_sum(i); }, 1);
+    r.has_anchor = true;
+    r.anchor = "cub::DeviceReduce::Sum+D2H";
+    r.status = status;
+    r.note = note;
+    add_row(r);
+}
+
 static void group_reduce()
 {
     size_t n = g_opt.quick ? (size_t(1) << 24) : (size_t(1) << 28);
@@ -670,47 +720,20 @@ static void group_reduce()
         in.emplace_back(bytes);
         fill_i32(in.back().p, n, 0, 0);
     }
-    DevBuf dres(16);
-    HostScalar hres;
-    size_t temp_bytes = 0;
-    CK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in[0].as<int>(), dres.as<int>(), (int)n, g_stream));
-    DevBuf temp(std::max<size_t>(temp_bytes, 16));
 
-    auto cub_reduce = [&](long i) -> int32_t {
-        int k = (int)(i % sets);
-        CK(cub::DeviceReduce::Sum(temp.p, temp_bytes, in[k].as<int>(), dres.as<int>(), (int)n, g_stream));
-        CK(cudaMemcpyAsync(hres.p, dres.p, sizeof(int32_t), cudaMemcpyDeviceToHost, g_stream));
-        CK(cudaStreamSynchronize(g_stream));
-        return *hres.as<int32_t>();
-    };
+    CubSumToHost<int32_t> cub_isum(in, n);
     int32_t ours_v = 0x5A5A5A5A;
     GP(gp_reduce(g_ctx, GP_INT32, GP_OP_SUM, in[0].p, n, &ours_v));
-    int32_t ref_v = cub_reduce(0);
+    int32_t ref_v = cub_isum(0);
     std::string st = "OK";
     if (ours_v != ref_v) {
         fprintf(stderr, "bench_prims: CHECK FAILED: reduce: ours %" PRId32 ", CUB %" PRId32 "\n", ours_v, ref_v);
         st = "FAIL";
     }
-
-    Row r;
-    r.op = "reduce";
-    r.size = pow2_or_dec(n);
-    r.bytes = (double)bytes;
-    r.ours = time_calls(
-        [&](long i) {
-            int32_t v;
-            GP(gp_reduce(g_ctx, GP_INT32, GP_OP_SUM, in[i % sets].p, n, &v));
-        },
-        1);
-    r.anc = time_calls([&](long i) { (void)cub_reduce(i); }, 1);
-    r.has_anchor = true;
-    r.anchor = "cub::DeviceReduce::Sum+D2H";
-    r.status = st;
     char note[200];
     snprintf(note, sizeof note,
              "int32 sum to host; both sides include result copy + stream sync; %d set(s)", sets);
-    r.note = note;
-    add_row(r);
+    add_reduce_row<int32_t>(GP_INT32, in, n, cub_isum, "", st, note);
 
     /* float32 sums: ours adds in the documented fixed tree (scalar loads,
      * the same bits at any address); CUB in its own order. The check: the
@@ -719,16 +742,7 @@ static void group_reduce()
     for (int k = 0; k < sets; ++k) fill_f32(in[k].p, n);
     DevBuf shifted(bytes + 16);
     CK(cudaMemcpyAsync((char *)shifted.p + 4, in[0].p, bytes, cudaMemcpyDeviceToDevice, g_stream));
-    size_t ftemp_bytes = 0;
-    CK(cub::DeviceReduce::Sum(nullptr, ftemp_bytes, in[0].as<float>(), dres.as<float>(), (int)n, g_stream));
-    DevBuf ftemp(std::max<size_t>(ftemp_bytes, 16));
-    auto cub_fsum = [&](long i) -> float {
-        int k = (int)(i % sets);
-        CK(cub::DeviceReduce::Sum(ftemp.p, ftemp_bytes, in[k].as<float>(), dres.as<float>(), (int)n, g_stream));
-        CK(cudaMemcpyAsync(hres.p, dres.p, sizeof(float), cudaMemcpyDeviceToHost, g_stream));
-        CK(cudaStreamSynchronize(g_stream));
-        return *hres.as<float>();
-    };
+    CubSumToHost<float> cub_fsum(in, n);
     float f_ours = 0, f_shift = 1, f_cub = cub_fsum(0);
     GP(gp_reduce(g_ctx, GP_FLOAT32, GP_OP_SUM, in[0].p, n, &f_ours));
     GP(gp_reduce(g_ctx, GP_FLOAT32, GP_OP_SUM, (char *)shifted.p + 4, n, &f_shift));
@@ -738,23 +752,8 @@ static void group_reduce()
                 f_cub);
         st = "FAIL";
     }
-    Row fr;
-    fr.op = "reduce";
-    fr.variant = "float32";
-    fr.size = pow2_or_dec(n);
-    fr.bytes = (double)bytes;
-    fr.ours = time_calls(
-        [&](long i) {
-            float v;
-            GP(gp_reduce(g_ctx, GP_FLOAT32, GP_OP_SUM, in[i % sets].p, n, &v));
-        },
-        1);
-    fr.anc = time_calls([&](long i) { (void)cub_fsum(i); }, 1);
-    fr.has_anchor = true;
-    fr.anchor = "cub::DeviceReduce::Sum+D2H";
-    fr.status = st;
-    fr.note = "float32 sum to host: ours the fixed tree (same bits at any address), CUB vectorized";
-    add_row(fr);
+    add_reduce_row<float>(GP_FLOAT32, in, n, cub_fsum, "float32", st,
+                          "float32 sum to host: ours the fixed tree (same bits at any address), CUB vectorized");
 }
 
 /* ---- compact ---------------------------------------------------------------------------- */
