@@ -11,8 +11,8 @@
  * number k of a stage waits for parity k & 1.
  *
  * Everything here is compiled for sm_90 and later only; callers check
- * the device and the build (scan_onepass.cuh's pipelined_runs_on) before
- * they launch a kernel using it. */
+ * the device and the build (scan.cu's pipelined_available) before they
+ * launch a kernel using it. */
 #ifndef GPUPRIM_BULK_PIPE_CUH
 #define GPUPRIM_BULK_PIPE_CUH
 

@@ -630,7 +630,6 @@ scan_pipelined_kernel(const T *in, T *out, long long n, bool inclusive, T identi
     }
 
     if (warp == LOOKBACK) {
-
         for (unsigned it = 0;; it++) {
             const unsigned s = it % STAGES;
             mbar_wait(&aggregated[s], (it / STAGES) & 1);
@@ -818,14 +817,13 @@ size_t pipelined_workspace_bytes(long long n)
 }
 
 /* Whether scan_pipelined suits these arguments: in and out 16-byte
- * aligned, n large enough for it to pay (always: any n, for tests). */
+ * aligned, n large enough for it to pay (always: any n, for tests).
+ * Whether it can run at all (sm_90 and a build with its sm_90 code) is
+ * scan.cu's pipelined_available. */
 static inline bool pipelined_fits(const void *in, const void *out, long long n, bool always)
 {
     return aligned16(in) && aligned16(out) && (always || n >= scan_policy::pipe_min_items);
 }
-
-/* Whether it can run at all (sm_90 and a build with its sm_90 code): scan.cu's
- * pipelined_available. */
 
 /* ws (256-byte aligned) has pipelined_workspace_bytes<T>(n); sm_count: the
  * device's SMs (the grid is what fits at once, capped at the tile count). */
