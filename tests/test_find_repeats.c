@@ -1,6 +1,8 @@
 /* test_find_repeats.c - gp_find_repeats: the CPU reference against a brute
  * force, every dtype on each backend against the reference at every test
- * size (random data with frequent repeats, all-equal, no repeats), the float
+ * size (random data with frequent and with rare repeats, tiles at the
+ * two-pass form's sparse/dense limit, all-equal, no repeats), the
+ * CUDA two-pass form at every size and its own edges, the float
  * rules (NaN never repeats, -0.0 == +0.0), bad arguments. */
 #include "test_util.h"
 
@@ -13,23 +15,31 @@
 
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
 
-enum pattern { SMALL_RANGE, ALL_EQUAL, NO_REPEATS, NPATTERNS };
+/* SPARSE and TILE_EDGE aim at the CUDA two-pass form: tiles of 8192 4-byte
+ * or 4096 8-byte elements keep up to 1/16 of their positions as a list
+ * (sparse), more as a bitmap (dense). TILE_EDGE gives tile t exactly
+ * items/16 - 1 + t % 3 repeats: one under the limit, at it, one over. */
+enum pattern { SMALL_RANGE, SPARSE, TILE_EDGE, ALL_EQUAL, NO_REPEATS, NPATTERNS };
 static const char *pattern_name(int p)
 {
-    static const char *names[] = {"small-range", "all-equal", "no-repeats"};
+    static const char *names[] = {"small-range", "sparse", "tile-edge", "all-equal", "no-repeats"};
     return names[p];
 }
 
 static void fill(gp_dtype d, void *buf, size_t n, int pattern)
 {
     size_t i;
-    if (pattern == SMALL_RANGE) {
-        gpt_fill_random(d, buf, n, 3); /* values 0..2: about a third of neighbours repeat */
+    if (pattern == SMALL_RANGE || pattern == SPARSE) {
+        /* values 0..2: about a third of neighbours repeat; 0..39: 2.5% */
+        gpt_fill_random(d, buf, n, pattern == SMALL_RANGE ? 3 : 40);
         return;
     }
     for (i = 0; i < n; i++) {
-        /* i itself is distinct for every test size in every type. */
-        uint64_t v = pattern == ALL_EQUAL ? 42 : (uint64_t)i;
+        /* i itself is distinct for every test size in every type (below
+         * 2^24, exact in a float); TILE_EDGE's runs are negative. */
+        const size_t items = gp_dtype_size(d) == 4 ? 8192 : 4096, tile = i / items;
+        const int run = pattern == TILE_EDGE && i % items <= items / 16 - 1 + tile % 3;
+        uint64_t v = pattern == ALL_EQUAL ? 42 : run ? (uint64_t)-(int64_t)(tile + 1) : (uint64_t)i;
         switch (d) {
         case GP_INT32: ((int32_t *)buf)[i] = (int32_t)v - 5; break;
         case GP_UINT32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
@@ -126,6 +136,45 @@ static void find_repeats_matches_reference(void **state)
     for (di = 0; di < COUNT(dtypes); di++)
         for (si = 0; sizes[si] != SIZE_MAX; si++)
             for (p = 0; p < NPATTERNS; p++) run_case(ctx, dtypes[di], sizes[si], p, NULL);
+}
+
+/* The two-pass form (CUDA; large inputs take it by themselves) at every
+ * test size and at its own edges: a tile of 8192 4-byte / 4096 8-byte
+ * elements +-1, a few tiles with a partial last one, and more tiles than an
+ * H100/H200 runs warps of the expand kernel at once (so they loop), each
+ * with sparse and dense tiles (the patterns above). Its context is made with
+ * GPUPRIM_CUDA_REPEATS=twopass unless the environment already names a
+ * form; elsewhere the one-pass kernel answers and the case passes for it. */
+static int setup_twopass(void **state)
+{
+    int r, set = getenv("GPUPRIM_CUDA_REPEATS") == NULL;
+    if (set) setenv("GPUPRIM_CUDA_REPEATS", "twopass", 1);
+    r = gpt_setup_context(state);
+    if (set) unsetenv("GPUPRIM_CUDA_REPEATS");
+    return r;
+}
+
+static void find_repeats_two_pass_any_size(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const size_t edges[] = {4095, 4096, 4097, 8191, 8192, 8193, 12289, 16385, 3 * 8192 + 1};
+    const size_t *sizes = gpt_sizes();
+    /* 5401 tiles: an H200 runs 132 SMs x 5 blocks x 8 warps = 5280 at once */
+    const size_t big32 = gpt_quick() ? 0 : (size_t)8192 * 5400 + 7, big64 = (size_t)4096 * 5400 + 3;
+    size_t di, si;
+    int p;
+    for (di = 0; di < COUNT(dtypes); di++) {
+        for (si = 0; sizes[si] != SIZE_MAX; si++)
+            for (p = 0; p < NPATTERNS; p++) run_case(ctx, dtypes[di], sizes[si], p, NULL);
+        for (si = 0; si < COUNT(edges); si++)
+            for (p = 0; p < NPATTERNS; p++) run_case(ctx, dtypes[di], edges[si], p, NULL);
+    }
+    if (big32)
+        for (p = 0; p < NPATTERNS; p++)
+            if (p != ALL_EQUAL && p != NO_REPEATS) {
+                run_case(ctx, GP_INT32, big32, p, NULL);
+                run_case(ctx, GP_FLOAT64, big64, p, NULL);
+            }
 }
 
 /* NaN never repeats (not even the same NaN bits); -0.0 and +0.0 do. */
@@ -231,6 +280,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_matches_brute_force),
         GPT_TEST_BOTH(find_repeats_matches_reference),
+        {"find_repeats_two_pass_any_size [cuda]", find_repeats_two_pass_any_size, setup_twopass,
+         gpt_teardown_context, &gpt_cuda},
         GPT_TEST_BOTH(find_repeats_float_rules),
         GPT_TEST_BOTH(find_repeats_integer_bits),
         GPT_TEST_BOTH(find_repeats_bad_arguments),

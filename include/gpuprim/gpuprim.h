@@ -252,7 +252,9 @@ GP_API gp_status gp_compact_indices(gp_context *ctx, const void *flags, gp_flag_
  * have room for n-1 entries (none for n <= 1); only the first *count_host
  * are written, nothing past them. Floats compare
  * with ==: NaN never repeats, -0.0 equals +0.0. in and indices_out are
- * buffers and may not overlap. Synchronizes the stream. */
+ * buffers and may not overlap. Synchronizes the stream. On CUDA, inputs of
+ * about 6M elements and more use n/8 bytes of workspace (where that cannot
+ * be allocated, a slower form that needs almost none runs instead). */
 GP_API gp_status gp_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in, size_t n,
                                  uint64_t *indices_out, size_t *count_host);
 
