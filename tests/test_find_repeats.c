@@ -147,11 +147,7 @@ static void find_repeats_matches_reference(void **state)
  * form; elsewhere the one-pass kernel answers and the case passes for it. */
 static int setup_twopass(void **state)
 {
-    int r, set = getenv("GPUPRIM_CUDA_REPEATS") == NULL;
-    if (set) setenv("GPUPRIM_CUDA_REPEATS", "twopass", 1);
-    r = gpt_setup_context(state);
-    if (set) unsetenv("GPUPRIM_CUDA_REPEATS");
-    return r;
+    return gpt_setup_context_env(state, "GPUPRIM_CUDA_REPEATS", "twopass");
 }
 
 static void find_repeats_two_pass_any_size(void **state)

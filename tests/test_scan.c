@@ -202,11 +202,7 @@ static void scan_beyond_one_wave(void **state)
  * elsewhere the plain kernel answers and the case passes for it. */
 static int setup_pipelined(void **state)
 {
-    int r, set = getenv("GPUPRIM_CUDA_SCAN") == NULL;
-    if (set) setenv("GPUPRIM_CUDA_SCAN", "pipelined", 1);
-    r = gpt_setup_context(state);
-    if (set) unsetenv("GPUPRIM_CUDA_SCAN");
-    return r;
+    return gpt_setup_context_env(state, "GPUPRIM_CUDA_SCAN", "pipelined");
 }
 
 static void scan_pipelined_any_size(void **state)

@@ -52,6 +52,15 @@ int gpt_setup_context(void **state)
     return 0;
 }
 
+int gpt_setup_context_env(void **state, const char *var, const char *value)
+{
+    int r, set = getenv(var) == NULL;
+    if (set) setenv(var, value, 1);
+    r = gpt_setup_context(state);
+    if (set) unsetenv(var);
+    return r;
+}
+
 gp_context *gpt_ctx(void **state)
 {
     if (*state == NULL) gpt_require_gpu();

@@ -31,6 +31,10 @@ int gpt_quick(void);
  * which skips the case there (or fails it when the GPU is required):
  * cmocka counts a skip only from the test body, not from setup. */
 int gpt_setup_context(void **state);
+/* The same with the environment variable var set to value while the
+ * context is made (the library reads its testing knobs then), unless the
+ * environment already names one: a sanitizer run can pin another. */
+int gpt_setup_context_env(void **state, const char *var, const char *value);
 int gpt_teardown_context(void **state);
 gp_context *gpt_ctx(void **state);
 
