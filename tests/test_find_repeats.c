@@ -155,7 +155,7 @@ static void find_repeats_two_pass_any_size(void **state)
     gp_context *ctx = gpt_ctx(state);
     static const size_t edges[] = {4095, 4096, 4097, 8191, 8192, 8193, 12289, 16385, 3 * 8192 + 1};
     const size_t *sizes = gpt_sizes();
-    /* 5401 tiles: an H200 runs 132 SMs x 5 blocks x 8 warps = 5280 at once */
+    /* 5401 tiles: for int32 an H200 runs 132 SMs x 5 blocks x 8 warps = 5280 of them at once */
     const size_t big32 = gpt_quick() ? 0 : (size_t)8192 * 5400 + 7, big64 = (size_t)4096 * 5400 + 3;
     size_t di, si;
     int p;

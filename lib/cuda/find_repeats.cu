@@ -261,10 +261,8 @@ repeats_offsets_kernel(const uint32_t *tile_count, long long tiles, C *offset, C
         if (lane == 0) s_warp[warp] = run;
         __syncthreads();
         if (warp == 0) {
-            const C wv = s_warp[lane];
-            const C wincl = gpi::warp_inclusive_scan(wv, CountSum<C>(), lane);
-            s_warp[lane] = wincl - wv;
-            if (lane == 31) s_total = wincl;
+            const C total = gpi::warp_exclusive_scan_shared<C, CountSum<C>, WARPS / 32>(s_warp, CountSum<C>(), C(0), lane);
+            if (lane == 0) s_total = total;
         }
         __syncthreads();
         const C base = carry + s_warp[warp];
@@ -366,22 +364,21 @@ repeats_expand_kernel(const uint32_t *records, const uint32_t *tile_count, long 
     }
 }
 
-/* The two-pass form. *fits = false (and GP_SUCCESS) when its workspace
- * cannot be had: the caller then takes the one-pass kernel. */
+/* Queue the two-pass form (vec: `in` is 16-byte aligned; the count goes to
+ * d_count). *fits = false (and GP_SUCCESS) when its workspace cannot be
+ * had: the caller then takes the one-pass kernel. */
 template <typename T, typename C>
-gp_status run_repeats_twopass(gp_context *ctx, const T *in, size_t n, uint64_t *out, size_t *count_host, bool *fits)
+gp_status launch_twopass(gp_context *ctx, const T *in, size_t n, bool vec, uint64_t *out, C *d_count, bool *fits)
 {
     using RC = repeats_record<T>;
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const long long tiles = ((long long)n + RC::ITEMS - 1) / RC::ITEMS;
     const size_t rec_bytes = gpi::align256((size_t)tiles * RC::BYTES), count_bytes = gpi::align256((size_t)tiles * 4);
-    C *count_host_buf = (C *)ctx->pinned, *d_count = (C *)ctx->pinned_dev;
     void *ws = nullptr;
     gp_status s;
     *fits = false;
     s = gpi_workspace_aligned(ctx, rec_bytes + count_bytes + (size_t)tiles * sizeof(C), &ws);
-    if (s == GP_ERROR_OUT_OF_MEMORY) {
-        (void)cudaGetLastError(); /* the failed cudaMalloc's error, not sticky: cleared for the next check */
+    if (s == GP_ERROR_OUT_OF_MEMORY) { /* gpi_cuda_status cleared the failed cudaMalloc's error */
         gpi_clear_error(ctx);
         return GP_SUCCESS;
     }
@@ -389,8 +386,6 @@ gp_status run_repeats_twopass(gp_context *ctx, const T *in, size_t n, uint64_t *
     *fits = true;
     uint32_t *records = (uint32_t *)ws, *tile_count = (uint32_t *)((char *)ws + rec_bytes);
     C *offset = (C *)((char *)ws + rec_bytes + count_bytes);
-    *count_host_buf = (C)-1; /* impossible: caught below if the kernel never wrote it */
-    const bool vec = (uintptr_t)in % 16 == 0;
     repeats_mark_kernel<T><<<(unsigned)tiles, repeats_policy::threads, 0, stream>>>(in, (long long)n, vec, records,
                                                                                    tile_count);
     if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "find_repeats mark kernel launch"))) return s;
@@ -411,44 +406,45 @@ gp_status run_repeats_twopass(gp_context *ctx, const T *in, size_t n, uint64_t *
     const long long grid = std::min<long long>(blocks, (long long)ctx->sm_count * per_sm);
     repeats_expand_kernel<T, C><<<(unsigned)grid, kExpandThreads, 0, stream>>>(records, tile_count, tiles, offset,
                                                                               out);
-    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "find_repeats expand kernel launch"))) return s;
-    if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "find_repeats cudaStreamSynchronize"))) return s;
-    const C count = *count_host_buf;
-    if ((uint64_t)count > (uint64_t)(n - 1))
-        return gpi_error(ctx, GP_ERROR_INTERNAL, "find_repeats: impossible count %llu", (unsigned long long)count);
-    *count_host = (size_t)count;
-    return GP_SUCCESS;
+    return gpi_cuda_status(ctx, cudaGetLastError(), "find_repeats expand kernel launch");
+}
+
+/* Queue the one-pass kernel (arguments as launch_twopass). */
+template <typename T, typename C>
+gp_status launch_onepass(gp_context *ctx, const T *in, size_t n, bool vec, uint64_t *out, C *d_count)
+{
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    const long long tiles = ((long long)n + repeats_tile<T>::ITEMS - 1) / repeats_tile<T>::ITEMS;
+    void *ws = nullptr; /* the look-back state */
+    gp_status s;
+    if ((s = gpi_workspace_aligned(ctx, gpi::tile_state_bytes<C>(tiles), &ws))) return s;
+    gpi::tile_state<C> st;
+    const cudaError_t e = gpi::tile_state_clear<C>(ws, tiles, stream, &st);
+    if ((s = gpi_cuda_status(ctx, e, "find_repeats cudaMemsetAsync"))) return s;
+    find_repeats_kernel<T, C><<<(unsigned)tiles, repeats_policy::threads, 0, stream>>>(in, (long long)n, vec, st, out,
+                                                                                     d_count);
+    return gpi_cuda_status(ctx, cudaGetLastError(), "find_repeats kernel launch");
 }
 
 template <typename T, typename C>
 gp_status run_repeats(gp_context *ctx, const T *in, size_t n, uint64_t *out, size_t *count_host)
 {
-    cudaStream_t stream = (cudaStream_t)ctx->stream;
     const long long tiles = ((long long)n + repeats_tile<T>::ITEMS - 1) / repeats_tile<T>::ITEMS;
-    void *ws = nullptr; /* the look-back state */
-    /* The last tile writes the count straight into the context's mapped
-     * page-locked buffer: no copy operation after the kernel. */
+    /* Either form writes the count straight into the context's mapped
+     * page-locked buffer: no copy operation after the kernels. */
     C *count_host_buf = (C *)ctx->pinned, *d_count = (C *)ctx->pinned_dev;
-    C count = 0;
-    gp_status s;
-    cudaError_t e;
-    if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "find_repeats: too many tiles");
-    if (ctx->repeats_kernel == 2 || (ctx->repeats_kernel == 1 && (long long)n >= repeats_policy::twopass_min_items)) {
-        bool fits = false;
-        s = run_repeats_twopass<T, C>(ctx, in, n, out, count_host, &fits);
-        if (s || fits) return s;
-    }
-    if ((s = gpi_workspace_aligned(ctx, gpi::tile_state_bytes<C>(tiles), &ws))) return s;
-    gpi::tile_state<C> st;
-    e = gpi::tile_state_clear<C>(ws, tiles, stream, &st);
-    if ((s = gpi_cuda_status(ctx, e, "find_repeats cudaMemsetAsync"))) return s;
-    *count_host_buf = (C)-1; /* impossible: caught below if the kernel never wrote it */
     const bool vec = (uintptr_t)in % 16 == 0;
-    find_repeats_kernel<T, C><<<(unsigned)tiles, repeats_policy::threads, 0, stream>>>(in, (long long)n, vec, st, out,
-                                                                                     d_count);
-    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "find_repeats kernel launch"))) return s;
-    if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize(stream), "find_repeats cudaStreamSynchronize"))) return s;
-    count = *count_host_buf;
+    bool done = false;
+    gp_status s;
+    if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "find_repeats: too many tiles");
+    *count_host_buf = (C)-1; /* impossible: caught below if no kernel wrote it */
+    if (ctx->repeats_kernel == 2 || (ctx->repeats_kernel == 1 && (long long)n >= repeats_policy::twopass_min_items))
+        if ((s = launch_twopass<T, C>(ctx, in, n, vec, out, d_count, &done))) return s;
+    if (!done && (s = launch_onepass<T, C>(ctx, in, n, vec, out, d_count))) return s;
+    if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream),
+                             "find_repeats cudaStreamSynchronize")))
+        return s;
+    const C count = *count_host_buf;
     if ((uint64_t)count > (uint64_t)(n - 1))
         return gpi_error(ctx, GP_ERROR_INTERNAL, "find_repeats: impossible count %llu", (unsigned long long)count);
     *count_host = (size_t)count;
