@@ -10,6 +10,8 @@
  *     and transposes, a tolerance for the float stencil) before it is timed;
  *     our output is poisoned first so that unwritten elements show; a row
  *     whose check fails is marked FAIL;
+ *   - ours and its anchor timed side by side (samples alternate; see
+ *     time_side_by_side for why);
  *   - warm-up calls, then the MEDIAN of the timed samples; each sample is a
  *     cudaEvent pair around the region on the stream (for tiny sizes, around
  *     a batch of back-to-back calls or one CUDA-graph replay of a batch,
@@ -328,33 +330,71 @@ static double median_of(std::vector<double> v)
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-/* f(i) enqueues (or, for host-returning primitives, runs) one call on the
- * stream; i counts calls, for rotating buffers. A sample is the event time
- * around `batch` consecutive calls, divided by batch. */
+/* Each f(i) enqueues (or, for host-returning primitives, runs) one call on
+ * the stream; i counts that caller's calls, for rotating buffers. A sample is
+ * the event time around `batch` consecutive calls, divided by batch.
+ *
+ * The callers are timed side by side: warm-up calls for each, then one
+ * sample of each in turn (A B A B ...), so that ours and its anchor see the
+ * same conditions. Warm-up lasts at least kSettleMs as well as
+ * g_opt.warmup calls. Both because right after large cudaFree calls (the
+ * previous row's or group's buffers) every kernel and cudaMemcpy runs ~11%
+ * slower for 10-20 ms (H200, bench/RESULTS.md "Eleventh session"): timing
+ * ours first and the anchor after put that on ours alone. */
+static const double kSettleMs = 40.0;
+
+static double host_ms()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static std::vector<Timing> time_side_by_side(const std::vector<std::function<void(long)>> &fs, int batch)
+{
+    std::vector<long> it(fs.size(), 0);
+    const int per_warmup = batch > 1 ? std::max(1, batch / 4) : 1;
+    const double t0 = host_ms();
+    for (int w = 0; w < g_opt.warmup || host_ms() - t0 < kSettleMs; ++w) {
+        for (size_t k = 0; k < fs.size(); ++k)
+            for (int b = 0; b < per_warmup; ++b)
+                fs[k](it[k]++);
+        CK(cudaStreamSynchronize(g_stream));
+    }
+    std::vector<std::vector<double>> s(fs.size());
+    for (int r = 0; r < g_opt.reps; ++r)
+        for (size_t k = 0; k < fs.size(); ++k) {
+            CK(cudaEventRecord(g_ev0, g_stream));
+            for (int b = 0; b < batch; ++b)
+                fs[k](it[k]++);
+            CK(cudaEventRecord(g_ev1, g_stream));
+            CK(cudaEventSynchronize(g_ev1));
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
+            s[k].push_back((double)ms / batch);
+        }
+    std::vector<Timing> out(fs.size());
+    for (size_t k = 0; k < fs.size(); ++k) {
+        out[k].med_ms = median_of(s[k]);
+        out[k].min_ms = *std::min_element(s[k].begin(), s[k].end());
+        out[k].samples = (int)s[k].size();
+        out[k].batch = batch;
+    }
+    return out;
+}
+
 static Timing time_calls(const std::function<void(long)> &f, int batch)
 {
-    long it = 0;
-    for (int w = 0; w < g_opt.warmup; ++w)
-        for (int b = 0; b < (batch > 1 ? std::max(1, batch / 4) : 1); ++b)
-            f(it++);
-    CK(cudaStreamSynchronize(g_stream));
-    std::vector<double> s;
-    for (int r = 0; r < g_opt.reps; ++r) {
-        CK(cudaEventRecord(g_ev0, g_stream));
-        for (int b = 0; b < batch; ++b)
-            f(it++);
-        CK(cudaEventRecord(g_ev1, g_stream));
-        CK(cudaEventSynchronize(g_ev1));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
-        s.push_back((double)ms / batch);
-    }
-    Timing t;
-    t.med_ms = median_of(s);
-    t.min_ms = *std::min_element(s.begin(), s.end());
-    t.samples = (int)s.size();
-    t.batch = batch;
-    return t;
+    return time_side_by_side({f}, batch)[0];
+}
+
+/* Ours and its anchor, side by side. */
+static void time_pair(const std::function<void(long)> &ours, const std::function<void(long)> &anchor, int batch,
+                      Timing *t_ours, Timing *t_anchor)
+{
+    std::vector<Timing> t = time_side_by_side({ours, anchor}, batch);
+    *t_ours = t[0];
+    *t_anchor = t[1];
 }
 
 /* Capture `batch` calls into a CUDA graph and time its replays. f returns
@@ -594,8 +634,7 @@ static void group_scan()
         r.op = "scan";
         r.size = pow2_or_dec(n);
         r.bytes = 2.0 * bytes;
-        r.ours = time_calls(ours, batch);
-        r.anc = time_calls(cub_scan, batch);
+        time_pair(ours, cub_scan, batch, &r.ours, &r.anc);
         r.has_anchor = true;
         r.anchor = "cub::DeviceScan::ExclusiveSum";
         r.status = st;
@@ -696,13 +735,12 @@ static void add_reduce_row(gp_dtype d, const std::vector<DevBuf> &in, size_t n, 
     r.variant = variant;
     r.size = pow2_or_dec(n);
     r.bytes = (double)(n * sizeof(T));
-    r.ours = time_calls(
+    time_pair(
         [&](long i) {
             T v;
             GP(gp_reduce(g_ctx, d, GP_OP_SUM, in[i % sets].p, n, &v));
         },
-        1);
-    r.anc = time_calls([&](long i) { (void)cub_sum(i); }, 1);
+        [&](long i) { (void)cub_sum(i); }, 1, &r.ours, &r.anc);
     r.has_anchor = true;
     r.anchor = "cub::DeviceReduce::Sum+D2H";
     r.status = status;
@@ -803,14 +841,13 @@ static void group_compact()
     r.op = "compact";
     r.size = pow2_or_dec(n);
     r.bytes = (double)n * 5 + (double)ref_count * 4;
-    r.ours = time_calls(
+    time_pair(
         [&](long i) {
             int k = (int)(i % sets);
             size_t c;
             GP(gp_compact(g_ctx, GP_INT32, in[k].p, flags[k].p, GP_UINT8_FLAGS, out[k].p, n, &c));
         },
-        1);
-    r.anc = time_calls([&](long i) { (void)cub_compact(i, out[i % sets].p); }, 1);
+        [&](long i) { (void)cub_compact(i, out[i % sets].p); }, 1, &r.ours, &r.anc);
     r.has_anchor = true;
     r.anchor = "cub::DeviceSelect::Flagged+D2H";
     r.status = st;
@@ -902,14 +939,15 @@ static void bench_find_repeats(size_t n, uint64_t range)
         st = check_status(diff_exact(out.p, ref.p, (size_t)ref_count * 8), "find_repeats vs CUB");
     }
 
-    Timing t_ours = time_calls(
-        [&](long i) {
-            size_t c;
-            GP(gp_find_repeats(g_ctx, GP_INT32, in[i % sets].p, n, out.as<uint64_t>(), &c));
-        },
+    std::vector<Timing> t = time_side_by_side(
+        {[&](long i) {
+             size_t c;
+             GP(gp_find_repeats(g_ctx, GP_INT32, in[i % sets].p, n, out.as<uint64_t>(), &c));
+         },
+         [&](long i) { (void)cub_if(i, out.as<int64_t>()); },
+         [&](long i) { (void)flag_scan_scatter(i, out.as<int64_t>()); }},
         1);
-    Timing t_if = time_calls([&](long i) { (void)cub_if(i, out.as<int64_t>()); }, 1);
-    Timing t_fss = time_calls([&](long i) { (void)flag_scan_scatter(i, out.as<int64_t>()); }, 1);
+    const Timing &t_ours = t[0], &t_if = t[1], &t_fss = t[2];
 
     double frac = 100.0 * (double)ref_count / (double)m;
     char size[64], note[200];
@@ -983,18 +1021,16 @@ static void bench_transpose(size_t rows, size_t cols, size_t es)
     snprintf(size, sizeof size, "%zux%zu %zuB", rows, cols, es);
     r.size = size;
     r.bytes = 2.0 * bytes;
-    r.ours = time_calls(
+    time_pair(
         [&](long i) {
             int k = (int)(i % sets);
             GP(gp_transpose(g_ctx, es, in[k].p, out[k].p, rows, cols));
         },
-        1);
-    r.anc = time_calls(
         [&](long i) {
             int k = (int)(i % sets);
             geam(in[k].p, out[k].p);
         },
-        1);
+        1, &r.ours, &r.anc);
     r.has_anchor = true;
     r.anchor = es == 4 ? "cublasSgeam(T)" : "cublasDgeam(T)";
     r.status = st;
@@ -1070,18 +1106,16 @@ static void group_stencil()
     snprintf(size, sizeof size, "%zux%zu f32", rows, cols);
     r.size = size;
     r.bytes = 2.0 * bytes;
-    r.ours = time_calls(
+    time_pair(
         [&](long i) {
             int k = (int)(i % sets);
             GP(gp_laplacian_2d(g_ctx, GP_FLOAT32, GP_BOUNDARY_CLAMP, in[k].p, out[k].p, rows, cols));
         },
-        1);
-    r.anc = time_calls(
         [&](long i) {
             int k = (int)(i % sets);
             naive(in[k].p, out[k].p);
         },
-        1);
+        1, &r.ours, &r.anc);
     r.has_anchor = true;
     r.anchor = "naive 5-point kernel";
     r.status = st;
@@ -1142,8 +1176,7 @@ static void bench_sort(size_t n, int end_bit, bool pairs, const char *what)
     r.size = size;
     r.bytes = 2.0 * (double)(kb + vb);
     r.status = check_status(d, "sort");
-    r.ours = time_calls([&](long) { ours(); }, 1);
-    r.anc = time_calls([&](long) { cub_sort(); }, 1);
+    time_pair([&](long) { ours(); }, [&](long) { cub_sort(); }, 1, &r.ours, &r.anc);
     r.has_anchor = true;
     r.anchor = pairs ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys";
     char note[160];

@@ -4,7 +4,7 @@
 #     BUILD_DIR  holds the `renderer` program (default: build)
 #     SNOW_PAR   the snowsingle frame (default: ../shared/data/snow.par beside
 #                the repository, else shared/data/snow.par inside it)
-#   environment: SIZES (default "1024 4096 8192"), FRAMES (default 4),
+#   environment: SIZES (default "1024 4096 8192"), FRAMES (default 10),
 #                BACKEND (default cuda), TIMEOUT seconds per run (default 300),
 #                CSV (also write the table as CSV to this file)
 # Each run is `renderer --scene S --size N --bench FRAMES --backend BACKEND`
@@ -27,7 +27,7 @@ else
     SNOW="$ROOT/shared/data/snow.par"
 fi
 SIZES=${SIZES:-"1024 4096 8192"}
-FRAMES=${FRAMES:-4}
+FRAMES=${FRAMES:-10}
 BACKEND=${BACKEND:-cuda}
 TIMEOUT=${TIMEOUT:-300}
 CSV=${CSV:-}

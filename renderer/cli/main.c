@@ -349,12 +349,18 @@ static int run(const options *o)
     if (o->bench) {
         double total = 0;
         long i;
-        /* Warm-up: the first frame allocates the renderer's buffers. */
-        if ((s = gp_renderer_set_scene(rd, scene)) || (s = gp_renderer_render(rd)) ||
-            (s = gp_context_synchronize(ctx))) {
-            rc = failed("warm-up frame", s, ctx);
-            goto done;
-        }
+        /* Warm-up: the first frame allocates the renderer's buffers; more
+         * frames of the same scene until 40 ms have passed, because for
+         * 10-20 ms after large frees (the previous process's, in a bench
+         * script) every kernel runs ~11% slower (bench/RESULTS.md). */
+        double w0 = now_s();
+        do {
+            if ((s = gp_renderer_set_scene(rd, scene)) || (s = gp_renderer_render(rd)) ||
+                (s = gp_context_synchronize(ctx))) {
+                rc = failed("warm-up frame", s, ctx);
+                goto done;
+            }
+        } while (now_s() - w0 < 0.040);
         for (i = 0; i < o->bench; i++) {
             double t0 = now_s();
             gp_scene_advance(scene);

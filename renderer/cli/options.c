@@ -36,8 +36,9 @@ void cli_usage(FILE *f)
             "                      exit 1 if any pixel differs by more than one 8-bit level\n"
             "  --reference FILE    compare the frame with an image file (.ppm or .png) the same\n"
             "                      way (e.g. the course's reference renderer's output)\n"
-            "  --bench N           time N frames (clear + advance + render, synchronized);\n"
-            "                      print the mean milliseconds per frame\n"
+            "  --bench N           time N frames (clear + advance + render, synchronized)\n"
+            "                      after 40 ms of warm-up frames; print the mean\n"
+            "                      milliseconds per frame\n"
             "  --quiet             no progress line (shown on a terminal for CPU renders and\n"
             "                      --check references that take more than 2 seconds)\n"
             "  --help              this text\n");
