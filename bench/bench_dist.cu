@@ -9,10 +9,11 @@
  * One process drives every GPU, one thread per rank (gp_comm_run). A sample
  * is the wall time from a host barrier that all ranks pass to the moment the
  * last rank's stream is idle (each rank synchronizes, then all meet again):
- * what a caller waits for. Warm-up runs first; the median of the samples is
- * reported. The 1-GPU rows call the ordinary gp_* functions on one context;
- * the p-GPU rows call gp_dist_* (the renderer: gp_dist_renderer, with and
- * without the 8-bit gather to rank 0). Every distributed result was checked
+ * what a caller waits for. Warm-up runs first (at least 100 ms: see
+ * rank_main); the median of the samples is reported. The 1-GPU rows call
+ * the ordinary gp_* functions on one context; the p-GPU rows call gp_dist_*
+ * (the renderer: gp_dist_renderer, with and without the 8-bit gather to
+ * rank 0). Every distributed result was checked
  * against the CPU reference by test_dist / test_dist_mp; here a cheap check
  * (the reduce against the 1-GPU reduce, the scan's last element) guards
  * against timing a broken run. Inputs are random (an index hash), never 0.
@@ -132,6 +133,7 @@ struct World {
     /* the run */
     Work work = REDUCE;
     int warm = 2, iters = 10;
+    bool warming = true; /* set by rank 0 between barriers during warm-up */
     std::vector<double> samples;
     int64_t result[8] = {};
 };
@@ -180,18 +182,34 @@ static void run_op(World &w, int r)
     gp_ok(gp_context_synchronize(ctx), ctx, "synchronize");
 }
 
+/* Warm-up: w.warm calls and at least kSettleMs. After large cudaFree calls
+ * (the previous row's buffers: up to 16 GiB here) kernels run ~11% slower
+ * for ~2 ms per GiB freed (bench/RESULTS.md, eleventh session); without
+ * this the 1-GPU and p-GPU rows would each lose a different share of their
+ * samples to it. Rank 0 decides when warm-up ends; the barrier publishes it. */
+static const double kSettleMs = 100.0;
+
 static gp_status rank_main(gp_comm *c, void *arg)
 {
     World &w = *(World *)arg;
     int r = 0;
     gp_comm_rank(c, &r);
-    for (int it = 0; it < w.warm + w.iters; it++) {
+    const double w0 = now_ms();
+    for (int it = 0;; it++) {
+        pthread_barrier_wait(&w.bar);
+        run_op(w, r);
+        pthread_barrier_wait(&w.bar);
+        if (r == 0) w.warming = it + 1 < w.warm || now_ms() - w0 < kSettleMs;
+        pthread_barrier_wait(&w.bar);
+        if (!w.warming) break;
+    }
+    for (int it = 0; it < w.iters; it++) {
         double t0 = 0;
         pthread_barrier_wait(&w.bar);
         if (r == 0) t0 = now_ms();
         run_op(w, r);
         pthread_barrier_wait(&w.bar);
-        if (r == 0 && it >= w.warm) w.samples.push_back(now_ms() - t0);
+        if (r == 0) w.samples.push_back(now_ms() - t0);
     }
     return GP_SUCCESS;
 }
