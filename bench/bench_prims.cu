@@ -336,11 +336,11 @@ static double median_of(std::vector<double> v)
  *
  * The callers are timed side by side: warm-up calls for each, then one
  * sample of each in turn (A B A B ...), so that ours and its anchor see the
- * same conditions. Warm-up lasts at least kSettleMs as well as
- * g_opt.warmup calls. Both because right after large cudaFree calls (the
- * previous row's or group's buffers) every kernel and cudaMemcpy runs ~11%
- * slower for 10-20 ms (H200, bench/RESULTS.md "Eleventh session"): timing
- * ours first and the anchor after put that on ours alone. */
+ * same conditions; and warm-up lasts at least kSettleMs as well as
+ * g_opt.warmup calls. Right after large cudaFree calls (the previous row's
+ * or group's buffers) every kernel and cudaMemcpy runs ~11% slower for
+ * 10-20 ms (H200, bench/RESULTS.md, eleventh session); timing ours first
+ * and the anchor after put that window on ours alone. */
 static const double kSettleMs = 40.0;
 
 static double host_ms()
