@@ -364,15 +364,16 @@ repeats_expand_kernel(const uint32_t *records, const uint32_t *tile_count, long 
     }
 }
 
-/* Queue the two-pass form (vec: `in` is 16-byte aligned; the count goes to
- * d_count). *fits = false (and GP_SUCCESS) when its workspace cannot be
- * had: the caller then takes the one-pass kernel. */
+/* Queue the two-pass form (tiles: of repeats_tile<T>::ITEMS elements; vec:
+ * `in` is 16-byte aligned; the count goes to d_count). *fits = false (and
+ * GP_SUCCESS) when its workspace cannot be had: the caller then takes the
+ * one-pass kernel. */
 template <typename T, typename C>
-gp_status launch_twopass(gp_context *ctx, const T *in, size_t n, bool vec, uint64_t *out, C *d_count, bool *fits)
+gp_status launch_twopass(gp_context *ctx, const T *in, size_t n, long long tiles, bool vec, uint64_t *out, C *d_count,
+                         bool *fits)
 {
     using RC = repeats_record<T>;
     cudaStream_t stream = (cudaStream_t)ctx->stream;
-    const long long tiles = ((long long)n + RC::ITEMS - 1) / RC::ITEMS;
     const size_t rec_bytes = gpi::align256((size_t)tiles * RC::BYTES), count_bytes = gpi::align256((size_t)tiles * 4);
     void *ws = nullptr;
     gp_status s;
@@ -411,10 +412,9 @@ gp_status launch_twopass(gp_context *ctx, const T *in, size_t n, bool vec, uint6
 
 /* Queue the one-pass kernel (arguments as launch_twopass). */
 template <typename T, typename C>
-gp_status launch_onepass(gp_context *ctx, const T *in, size_t n, bool vec, uint64_t *out, C *d_count)
+gp_status launch_onepass(gp_context *ctx, const T *in, size_t n, long long tiles, bool vec, uint64_t *out, C *d_count)
 {
     cudaStream_t stream = (cudaStream_t)ctx->stream;
-    const long long tiles = ((long long)n + repeats_tile<T>::ITEMS - 1) / repeats_tile<T>::ITEMS;
     void *ws = nullptr; /* the look-back state */
     gp_status s;
     if ((s = gpi_workspace_aligned(ctx, gpi::tile_state_bytes<C>(tiles), &ws))) return s;
@@ -439,8 +439,8 @@ gp_status run_repeats(gp_context *ctx, const T *in, size_t n, uint64_t *out, siz
     if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "find_repeats: too many tiles");
     *count_host_buf = (C)-1; /* impossible: caught below if no kernel wrote it */
     if (ctx->repeats_kernel == 2 || (ctx->repeats_kernel == 1 && (long long)n >= repeats_policy::twopass_min_items))
-        if ((s = launch_twopass<T, C>(ctx, in, n, vec, out, d_count, &done))) return s;
-    if (!done && (s = launch_onepass<T, C>(ctx, in, n, vec, out, d_count))) return s;
+        if ((s = launch_twopass<T, C>(ctx, in, n, tiles, vec, out, d_count, &done))) return s;
+    if (!done && (s = launch_onepass<T, C>(ctx, in, n, tiles, vec, out, d_count))) return s;
     if ((s = gpi_cuda_status(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream),
                              "find_repeats cudaStreamSynchronize")))
         return s;
