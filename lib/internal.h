@@ -97,7 +97,7 @@ int gpi_valid_op(gp_op op);
 int gpi_cpu_threads(const gp_context *ctx);
 
 /* ---- argument checks and backend dispatch, shared by the public calls and
- * the distributed ones (lib/dist/). A check writes nothing and records its
+ * the distributed ones (lib/comm/). A check writes nothing and records its
  * detail with `fn` naming the call; a run dispatches to the backend. */
 gp_status gpi_scan_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op op, gp_scan_kind kind,
                          const void *in, const void *out, size_t n);

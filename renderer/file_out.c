@@ -17,7 +17,7 @@ static _Thread_local char g_io_error[512];
 
 const char *gp_last_io_error(void) { return g_io_error; }
 
-void gpi_io_error(const char *fmt, ...)
+void gpr_io_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -25,9 +25,9 @@ void gpi_io_error(const char *fmt, ...)
     va_end(ap);
 }
 
-void gpi_io_error_clear(void) { g_io_error[0] = '\0'; }
+void gpr_io_error_clear(void) { g_io_error[0] = '\0'; }
 
-gp_status gpi_file_out_open(gpi_file_out *o, const char *path)
+gp_status gpr_file_out_open(gpr_file_out *o, const char *path)
 {
     static unsigned long counter;
     const char *slash = strrchr(path, '/');
@@ -37,13 +37,13 @@ gp_status gpi_file_out_open(gpi_file_out *o, const char *path)
     memset(o, 0, sizeof o[0]);
     o->path = path;
     if (!(o->tmp = (char *)malloc(len))) {
-        gpi_io_error("%s: out of memory", path);
+        gpr_io_error("%s: out of memory", path);
         return GP_ERROR_OUT_OF_MEMORY;
     }
     /* Keep the permissions of a file being replaced (umask applies otherwise). */
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            gpi_io_error("%s: %s", path, strerror(EISDIR));
+            gpr_io_error("%s: %s", path, strerror(EISDIR));
             free(o->tmp);
             o->tmp = NULL;
             return GP_ERROR_IO;
@@ -58,14 +58,14 @@ gp_status gpi_file_out_open(gpi_file_out *o, const char *path)
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) {
-        gpi_io_error("%s: cannot create a temporary beside it: %s", path, strerror(errno));
+        gpr_io_error("%s: cannot create a temporary beside it: %s", path, strerror(errno));
         free(o->tmp);
         o->tmp = NULL;
         return GP_ERROR_IO;
     }
     if (mode != 0666) (void)fchmod(fd, (mode_t)mode);
     if (!(o->f = fdopen(fd, "wb"))) {
-        gpi_io_error("%s: %s", path, strerror(errno));
+        gpr_io_error("%s: %s", path, strerror(errno));
         close(fd);
         unlink(o->tmp);
         free(o->tmp);
@@ -75,7 +75,7 @@ gp_status gpi_file_out_open(gpi_file_out *o, const char *path)
     return GP_SUCCESS;
 }
 
-gp_status gpi_file_out_close(gpi_file_out *o, gp_status st)
+gp_status gpr_file_out_close(gpr_file_out *o, gp_status st)
 {
     int err = 0;
     if (!o->f) return st;
@@ -89,10 +89,10 @@ gp_status gpi_file_out_close(gpi_file_out *o, gp_status st)
     if (st || err) {
         unlink(o->tmp);
         if (err) {
-            gpi_io_error("%s: cannot write: %s (nothing was changed)", o->path, strerror(err));
+            gpr_io_error("%s: cannot write: %s (nothing was changed)", o->path, strerror(err));
             st = GP_ERROR_IO;
         } else if (!gp_last_io_error()[0]) {
-            gpi_io_error("%s: %s (nothing was changed)", o->path, gp_status_string(st));
+            gpr_io_error("%s: %s (nothing was changed)", o->path, gp_status_string(st));
         }
     }
     free(o->tmp);

@@ -12,23 +12,23 @@
 #include <gpuprim/gpuprim.h>
 #include <stdio.h>
 
-typedef struct gpi_file_out {
+typedef struct gpr_file_out {
     FILE *f;
     const char *path;
     char *tmp; /* the temporary's name */
-} gpi_file_out;
+} gpr_file_out;
 
 /* GP_ERROR_IO (recorded) when the temporary cannot be made. */
-gp_status gpi_file_out_open(gpi_file_out *o, const char *path);
+gp_status gpr_file_out_open(gpr_file_out *o, const char *path);
 
 /* Finish: when st is GP_SUCCESS and every write went through, the file
  * replaces the destination; else the temporary is removed. Returns st, or
  * GP_ERROR_IO (recorded) when the commit itself fails. `what` names the
  * failing step when st is already an error ("write" for short writes). */
-gp_status gpi_file_out_close(gpi_file_out *o, gp_status st);
+gp_status gpr_file_out_close(gpr_file_out *o, gp_status st);
 
 /* Record the last I/O failure of this thread (printf-style). */
-void gpi_io_error(const char *fmt, ...);
-void gpi_io_error_clear(void);
+void gpr_io_error(const char *fmt, ...);
+void gpr_io_error_clear(void);
 
 #endif

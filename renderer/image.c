@@ -40,9 +40,9 @@ static void row_rgb(const image_src *src, int j, unsigned char *out)
     }
     p = src->rgba + (size_t)j * (size_t)width * 4;
     for (i = 0; i < width; i++) {
-        out[3 * i] = gpi_to8(p[4 * i]);
-        out[3 * i + 1] = gpi_to8(p[4 * i + 1]);
-        out[3 * i + 2] = gpi_to8(p[4 * i + 2]);
+        out[3 * i] = gpr_to8(p[4 * i]);
+        out[3 * i + 1] = gpr_to8(p[4 * i + 1]);
+        out[3 * i + 2] = gpr_to8(p[4 * i + 2]);
     }
 }
 
@@ -73,7 +73,7 @@ typedef struct png_io {
 static void png_fail(png_structp png, png_const_charp msg)
 {
     png_io *io = (png_io *)png_get_error_ptr(png);
-    gpi_io_error("%s: %s", io->path, msg);
+    gpr_io_error("%s: %s", io->path, msg);
     longjmp(io->jmp, 1);
 }
 
@@ -139,7 +139,7 @@ static gp_status read_png(FILE *f, const char *path, int *w, int *h, unsigned ch
     pw = png_get_image_width(png, info);
     ph = png_get_image_height(png, info);
     if (pw < 1 || ph < 1 || pw > GP_RENDER_MAX_SIDE || ph > GP_RENDER_MAX_SIDE) {
-        gpi_io_error("%s: %ux%u pixels, outside 1..%d a side", path, (unsigned)pw, (unsigned)ph, GP_RENDER_MAX_SIDE);
+        gpr_io_error("%s: %ux%u pixels, outside 1..%d a side", path, (unsigned)pw, (unsigned)ph, GP_RENDER_MAX_SIDE);
         png_destroy_read_struct(&png, &info, NULL);
         return GP_ERROR_PARSE;
     }
@@ -150,7 +150,7 @@ static gp_status read_png(FILE *f, const char *path, int *w, int *h, unsigned ch
         return GP_SUCCESS;
     }
     if (capacity < (size_t)pw * ph * 3) {
-        gpi_io_error("%s: %ux%u pixels need %zu bytes, %zu given", path, (unsigned)pw, (unsigned)ph,
+        gpr_io_error("%s: %ux%u pixels need %zu bytes, %zu given", path, (unsigned)pw, (unsigned)ph,
                      (size_t)pw * ph * 3, capacity);
         png_destroy_read_struct(&png, &info, NULL);
         return GP_ERROR_INVALID_ARGUMENT;
@@ -162,7 +162,7 @@ static gp_status read_png(FILE *f, const char *path, int *w, int *h, unsigned ch
     png_set_gray_to_rgb(png);
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)pw * 3) {
-        gpi_io_error("%s: unsupported PNG layout", path);
+        gpr_io_error("%s: unsupported PNG layout", path);
         png_destroy_read_struct(&png, &info, NULL);
         return GP_ERROR_PARSE;
     }
@@ -177,11 +177,11 @@ static gp_status read_ppm(FILE *f, const char *path, int *w, int *h, unsigned ch
 {
     int pw, ph, maxval, j;
     if (fscanf(f, "P6 %d %d %d", &pw, &ph, &maxval) != 3 || fgetc(f) == EOF) {
-        gpi_io_error("%s: not a binary PPM (P6) header", path);
+        gpr_io_error("%s: not a binary PPM (P6) header", path);
         return GP_ERROR_PARSE;
     }
     if (pw < 1 || ph < 1 || pw > GP_RENDER_MAX_SIDE || ph > GP_RENDER_MAX_SIDE || maxval != 255) {
-        gpi_io_error("%s: %dx%d pixels of maxval %d (want 1..%d a side, maxval 255)", path, pw, ph, maxval,
+        gpr_io_error("%s: %dx%d pixels of maxval %d (want 1..%d a side, maxval 255)", path, pw, ph, maxval,
                      GP_RENDER_MAX_SIDE);
         return GP_ERROR_PARSE;
     }
@@ -189,12 +189,12 @@ static gp_status read_ppm(FILE *f, const char *path, int *w, int *h, unsigned ch
     *h = ph;
     if (!rgb) return GP_SUCCESS;
     if (capacity < (size_t)pw * ph * 3) {
-        gpi_io_error("%s: %dx%d pixels need %zu bytes, %zu given", path, pw, ph, (size_t)pw * ph * 3, capacity);
+        gpr_io_error("%s: %dx%d pixels need %zu bytes, %zu given", path, pw, ph, (size_t)pw * ph * 3, capacity);
         return GP_ERROR_INVALID_ARGUMENT;
     }
     for (j = ph - 1; j >= 0; j--)
         if (fread(rgb + (size_t)j * pw * 3, 1, (size_t)pw * 3, f) != (size_t)pw * 3) {
-            gpi_io_error("%s: the file ends inside the pixels", path);
+            gpr_io_error("%s: the file ends inside the pixels", path);
             return GP_ERROR_PARSE;
         }
     return GP_SUCCESS;
@@ -207,10 +207,10 @@ gp_status gp_image_read_rgb8(const char *path, int *width, int *height, unsigned
     size_t got;
     gp_status st;
     FILE *f;
-    gpi_io_error_clear();
+    gpr_io_error_clear();
     if (!path || !width || !height) return GP_ERROR_INVALID_ARGUMENT;
     if (!(f = fopen(path, "rb"))) {
-        gpi_io_error("%s: %s", path, strerror(errno));
+        gpr_io_error("%s: %s", path, strerror(errno));
         return GP_ERROR_IO;
     }
     got = fread(magic, 1, sizeof magic, f);
@@ -218,7 +218,7 @@ gp_status gp_image_read_rgb8(const char *path, int *width, int *height, unsigned
     if (got == sizeof magic && !png_sig_cmp(magic, 0, sizeof magic)) st = read_png(f, path, &w, &h, rgb, capacity);
     else if (got >= 2 && magic[0] == 'P' && magic[1] == '6') st = read_ppm(f, path, &w, &h, rgb, capacity);
     else {
-        gpi_io_error("%s: neither PNG nor binary PPM", path);
+        gpr_io_error("%s: neither PNG nor binary PPM", path);
         st = GP_ERROR_PARSE;
     }
     fclose(f);
@@ -245,19 +245,19 @@ static int ends_with(const char *s, const char *suffix)
  * once complete (file_out.h); a failure leaves any old file untouched. */
 static gp_status write_image(const char *path, const image_src *src)
 {
-    gpi_file_out out;
+    gpr_file_out out;
     gp_status st;
     int png;
-    gpi_io_error_clear();
+    gpr_io_error_clear();
     if (ends_with(path, ".png")) png = 1;
     else if (ends_with(path, ".ppm")) png = 0;
     else {
-        gpi_io_error("%s: the name must end in .ppm or .png", path);
+        gpr_io_error("%s: the name must end in .ppm or .png", path);
         return GP_ERROR_INVALID_ARGUMENT;
     }
-    if ((st = gpi_file_out_open(&out, path))) return st;
+    if ((st = gpr_file_out_open(&out, path))) return st;
     st = png ? write_png(out.f, src, path) : write_ppm(out.f, src);
-    return gpi_file_out_close(&out, st);
+    return gpr_file_out_close(&out, st);
 }
 
 gp_status gp_image_write(const char *path, const float *rgba, int width, int height)
@@ -294,7 +294,7 @@ gp_status gp_image_compare(const float *a, const float *b, int width, int height
     for (i = 0; i < n; i++) {
         int c, differs = 0;
         for (c = 0; c < 3; c++) {
-            int d = (int)gpi_to8(a[4 * i + c]) - (int)gpi_to8(b[4 * i + c]);
+            int d = (int)gpr_to8(a[4 * i + c]) - (int)gpr_to8(b[4 * i + c]);
             if (d < 0) d = -d;
             if (d > worst) worst = d;
             if (d) differs = 1;

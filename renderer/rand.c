@@ -4,7 +4,7 @@
  *   the k-th output is r[k + 344] >> 1 (the first 344 terms are discarded). */
 #include "rand.h"
 
-static uint32_t next_term(gpi_rand *g)
+static uint32_t next_term(gpr_rand *g)
 {
     uint64_t i = g->i++;
     uint32_t v = g->r[(i - 31) % 34] + g->r[(i - 3) % 34];
@@ -12,7 +12,7 @@ static uint32_t next_term(gpi_rand *g)
     return v;
 }
 
-void gpi_rand_seed(gpi_rand *g, unsigned seed)
+void gpr_rand_seed(gpr_rand *g, unsigned seed)
 {
     int i;
     int32_t w = (int32_t)seed;
@@ -30,6 +30,6 @@ void gpi_rand_seed(gpi_rand *g, unsigned seed)
     while (g->i < 344) (void)next_term(g);
 }
 
-int gpi_rand_next(gpi_rand *g) { return (int)(next_term(g) >> 1); }
+int gpr_rand_next(gpr_rand *g) { return (int)(next_term(g) >> 1); }
 
-float gpi_rand_float(gpi_rand *g) { return (float)gpi_rand_next(g) / (float)GPI_RAND_MAX; }
+float gpr_rand_float(gpr_rand *g) { return (float)gpr_rand_next(g) / (float)GPR_RAND_MAX; }

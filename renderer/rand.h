@@ -6,18 +6,18 @@
 
 #include <stdint.h>
 
-#define GPI_RAND_MAX 2147483647
+#define GPR_RAND_MAX 2147483647
 
-typedef struct gpi_rand {
+typedef struct gpr_rand {
     uint32_t r[34]; /* the last 34 terms of the sequence, indexed mod 34 */
     uint64_t i;     /* index of the next term */
-} gpi_rand;
+} gpr_rand;
 
 /* Same state as glibc's srand(seed) (seed 0 acts as 1). */
-void gpi_rand_seed(gpi_rand *g, unsigned seed);
-/* Same value as glibc's next rand(): 0 .. GPI_RAND_MAX. */
-int gpi_rand_next(gpi_rand *g);
+void gpr_rand_seed(gpr_rand *g, unsigned seed);
+/* Same value as glibc's next rand(): 0 .. GPR_RAND_MAX. */
+int gpr_rand_next(gpr_rand *g);
 /* The course's randomFloat(): (float)rand() / RAND_MAX, in float. */
-float gpi_rand_float(gpi_rand *g);
+float gpr_rand_float(gpr_rand *g);
 
 #endif

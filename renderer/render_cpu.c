@@ -1,9 +1,9 @@
 /* render_cpu.c - the CPU renderers.
  *
  * gp_render_reference: one thread, circle after circle over its clamped
- * pixel box, gpi_shade per pixel. The ground truth.
+ * pixel box, gpr_shade per pixel. The ground truth.
  *
- * The tile renderer (gpi_cpu_renderer_*): the image is cut into tiles;
+ * The tile renderer (gpr_cpu_renderer_*): the image is cut into tiles;
  * circles are binned per tile in index order (bounding-box overlap, counted
  * then filled per chunk of circles, so the lists come out sorted without a
  * sort); worker threads pull tiles from an atomic counter and blend each
@@ -15,7 +15,7 @@
  * elsewhere each circle row is cut down to a conservative chord (the exact
  * d2 <= r*r test still decides every pixel) and blended by a branch-free
  * SIMD loop over that row of the SoA tile buffer. Snow circles take the
- * scalar gpi_shade. The image and bin buffers sit on huge pages where the
+ * scalar gpr_shade. The image and bin buffers sit on huge pages where the
  * system offers them (gpi_host_alloc_large): their page faults cost as much
  * as the shading. */
 #include "render_cpu.h"
@@ -33,7 +33,7 @@
 
 /* ---- the reference ---------------------------------------------------------- */
 
-gp_status gpi_render_check_size(int width, int height)
+gp_status gpr_render_check_size(int width, int height)
 {
     size_t px, bytes;
     if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
@@ -82,9 +82,9 @@ gp_status gp_render_reference_progress(const gp_scene *scene, int width, int hei
     progress pr = {fn, user, 0};
     double total = 0, done = 0;
     if (!scene || !rgba) return GP_ERROR_INVALID_ARGUMENT;
-    if ((st = gpi_render_check_size(width, height))) return st;
+    if ((st = gpr_render_check_size(width, height))) return st;
     for (j = 0; j < height; j++) {
-        gpi_rgba bg = gpi_background(scene->snow, j, height);
+        gpr_rgba bg = gpr_background(scene->snow, j, height);
         float *row = rgba + (size_t)j * (size_t)width * 4;
         for (i = 0; i < width; i++) {
             row[4 * i] = bg.r;
@@ -98,7 +98,7 @@ gp_status gp_render_reference_progress(const gp_scene *scene, int width, int hei
     /* Work is pixels tested: each circle's box, plus one per circle. */
     for (c = 0; fn && c < scene->n; c++) {
         int x0, x1, y0, y1;
-        gpi_circle_box(scene->position[3 * c], scene->position[3 * c + 1], scene->radius[c], width, height, &x0, &x1,
+        gpr_circle_box(scene->position[3 * c], scene->position[3 * c + 1], scene->radius[c], width, height, &x0, &x1,
                        &y0, &y1);
         total += 1.0 + (x1 > x0 && y1 > y0 ? (double)(x1 - x0) * (double)(y1 - y0) : 0.0);
     }
@@ -107,14 +107,14 @@ gp_status gp_render_reference_progress(const gp_scene *scene, int width, int hei
         const float *p = scene->position + 3 * c, *col = scene->color + 3 * c;
         float rad = scene->radius[c];
         int x0, x1, y0, y1;
-        gpi_circle_box(p[0], p[1], rad, width, height, &x0, &x1, &y0, &y1);
+        gpr_circle_box(p[0], p[1], rad, width, height, &x0, &x1, &y0, &y1);
         for (j = y0; j < y1; j++) {
-            float cy = gpi_pixel_y(j, invH);
+            float cy = gpr_pixel_y(j, invH);
             float *row = rgba + (size_t)j * (size_t)width * 4;
             for (i = x0; i < x1; i++) {
                 float *q = row + 4 * (size_t)i;
-                gpi_rgba px = {q[0], q[1], q[2], q[3]};
-                gpi_shade(&px, gpi_pixel_x(i, invW), cy, p[0], p[1], p[2], rad, col[0], col[1], col[2],
+                gpr_rgba px = {q[0], q[1], q[2], q[3]};
+                gpr_shade(&px, gpr_pixel_x(i, invW), cy, p[0], p[1], p[2], rad, col[0], col[1], col[2],
                           scene->snow);
                 q[0] = px.r;
                 q[1] = px.g;
@@ -137,7 +137,7 @@ gp_status gp_render_reference_progress(const gp_scene *scene, int width, int hei
  * (16 KiB): it stays in L1 while the tile's circles blend into it. Wide
  * tiles give the vectorized row loop long runs. */
 #define TILE_W 64
-#define TILE_H GPI_RENDER_TILE
+#define TILE_H GPR_RENDER_TILE
 static const struct {
     size_t band_entries; /* bin entries per band of tile rows before splitting the frame */
     int max_chunks;      /* circle chunks binned in parallel (each has a count per tile) */
@@ -148,13 +148,13 @@ typedef struct box16 {
     uint16_t x0, x1, y0, y1; /* clamped pixel box; sides <= 16384 fit */
 } box16;
 
-struct gpi_cpu_renderer {
+struct gpr_cpu_renderer {
     int width, height, tiles_x, tiles_y;
     int band_ty0, band_ty1; /* the tile rows drawn (all, or a distributed rank's band) */
     int band_py0, band_py1; /* ... as pixel rows */
     size_t ntiles;
     float *image; /* width * (band_py1 - band_py0) * 4: the band's rows */
-    float *colx, *rowy; /* pixel centres: gpi_pixel_x / gpi_pixel_y */
+    float *colx, *rowy; /* pixel centres: gpr_pixel_x / gpr_pixel_y */
     /* The scene copy, SoA. */
     size_t n, cap;
     int snow;
@@ -166,12 +166,12 @@ struct gpi_cpu_renderer {
     uint32_t *tile_total, *tile_begin; /* per tile */
     uint32_t *bins;
     size_t bins_cap;
-    progress progress; /* gpi_cpu_renderer_set_progress */
+    progress progress; /* gpr_cpu_renderer_set_progress */
 };
 
-gp_status gpi_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpi_cpu_renderer **out)
+gp_status gpr_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpr_cpu_renderer **out)
 {
-    gpi_cpu_renderer *r = (gpi_cpu_renderer *)calloc(1, sizeof *r);
+    gpr_cpu_renderer *r = (gpr_cpu_renderer *)calloc(1, sizeof *r);
     size_t px;
     float invW = 1.f / (float)width, invH = 1.f / (float)height;
     int i;
@@ -192,16 +192,16 @@ gp_status gpi_cpu_renderer_create(int width, int height, int band_ty0, int band_
     r->tile_total = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
     r->tile_begin = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
     if (!r->image || !r->colx || !r->rowy || !r->tile_total || !r->tile_begin) {
-        gpi_cpu_renderer_destroy(r);
+        gpr_cpu_renderer_destroy(r);
         return GP_ERROR_OUT_OF_MEMORY;
     }
-    for (i = 0; i < width + TILE_W; i++) r->colx[i] = gpi_pixel_x(i, invW);
-    for (i = 0; i < height; i++) r->rowy[i] = gpi_pixel_y(i, invH);
+    for (i = 0; i < width + TILE_W; i++) r->colx[i] = gpr_pixel_x(i, invW);
+    for (i = 0; i < height; i++) r->rowy[i] = gpr_pixel_y(i, invH);
     *out = r;
     return GP_SUCCESS;
 }
 
-static void free_scene_copy(gpi_cpu_renderer *r)
+static void free_scene_copy(gpr_cpu_renderer *r)
 {
     free(r->x);
     free(r->y);
@@ -216,7 +216,7 @@ static void free_scene_copy(gpi_cpu_renderer *r)
     r->cap = 0;
 }
 
-void gpi_cpu_renderer_destroy(gpi_cpu_renderer *r)
+void gpr_cpu_renderer_destroy(gpr_cpu_renderer *r)
 {
     if (!r) return;
     free_scene_copy(r);
@@ -230,7 +230,7 @@ void gpi_cpu_renderer_destroy(gpi_cpu_renderer *r)
     free(r);
 }
 
-gp_status gpi_cpu_renderer_set_scene(gpi_cpu_renderer *r, const gp_scene *s)
+gp_status gpr_cpu_renderer_set_scene(gpr_cpu_renderer *r, const gp_scene *s)
 {
     size_t i, n = s->n;
     if (n > r->cap) {
@@ -264,19 +264,19 @@ gp_status gpi_cpu_renderer_set_scene(gpi_cpu_renderer *r, const gp_scene *s)
     return GP_SUCCESS;
 }
 
-gp_status gpi_cpu_renderer_read(const gpi_cpu_renderer *r, float *rgba)
+gp_status gpr_cpu_renderer_read(const gpr_cpu_renderer *r, float *rgba)
 {
     memcpy(rgba, r->image, (size_t)r->width * (size_t)(r->band_py1 - r->band_py0) * 4 * sizeof(float));
     return GP_SUCCESS;
 }
 
-gp_status gpi_cpu_renderer_rgb8(const gpi_cpu_renderer *r, unsigned char *rgb)
+gp_status gpr_cpu_renderer_rgb8(const gpr_cpu_renderer *r, unsigned char *rgb)
 {
     size_t i, n = (size_t)r->width * (size_t)(r->band_py1 - r->band_py0);
     for (i = 0; i < n; i++) {
-        rgb[3 * i] = gpi_to8(r->image[4 * i]);
-        rgb[3 * i + 1] = gpi_to8(r->image[4 * i + 1]);
-        rgb[3 * i + 2] = gpi_to8(r->image[4 * i + 2]);
+        rgb[3 * i] = gpr_to8(r->image[4 * i]);
+        rgb[3 * i + 1] = gpr_to8(r->image[4 * i + 1]);
+        rgb[3 * i + 2] = gpr_to8(r->image[4 * i + 2]);
     }
     return GP_SUCCESS;
 }
@@ -319,7 +319,7 @@ typedef void (*blend_fn)(float *R, float *G, float *B, float *A, const float *cx
                          const row_args *a);
 
 typedef struct job {
-    gpi_cpu_renderer *r;
+    gpr_cpu_renderer *r;
     int chunks;
     size_t n;
     atomic_size_t next;
@@ -339,7 +339,7 @@ static size_t chunk_begin(const job *jb, int c) { return (size_t)((unsigned long
 static void count_worker(void *p)
 {
     job *jb = (job *)p;
-    gpi_cpu_renderer *r = jb->r;
+    gpr_cpu_renderer *r = jb->r;
     size_t c;
     while ((c = atomic_fetch_add(&jb->next, 1)) < (size_t)jb->chunks) {
         uint32_t *cnt = r->counts + c * r->ntiles;
@@ -347,7 +347,7 @@ static void count_worker(void *p)
         memset(cnt, 0, r->ntiles * sizeof(uint32_t));
         for (i = chunk_begin(jb, (int)c); i < end; i++) {
             int x0, x1, y0, y1, tx, ty;
-            gpi_circle_box(r->x[i], r->y[i], r->rad[i], r->width, r->height, &x0, &x1, &y0, &y1);
+            gpr_circle_box(r->x[i], r->y[i], r->rad[i], r->width, r->height, &x0, &x1, &y0, &y1);
             /* Only the band's rows are drawn: clamping the box to them
              * keeps the same pixels of those rows. */
             if (y0 < r->band_py0) y0 = r->band_py0;
@@ -370,7 +370,7 @@ static void count_worker(void *p)
 static void fill_worker(void *p)
 {
     job *jb = (job *)p;
-    gpi_cpu_renderer *r = jb->r;
+    gpr_cpu_renderer *r = jb->r;
     size_t c;
     while ((c = atomic_fetch_add(&jb->next, 1)) < (size_t)jb->chunks) {
         uint32_t *off = r->counts + c * r->ntiles;
@@ -392,7 +392,7 @@ static void fill_worker(void *p)
 }
 
 /* One row of an ordinary circle over tile columns [xa, xb): exactly
- * gpi_shade's operations (d2 = dx*dx + dy*dy, inside iff !(d2 > r*r);
+ * gpr_shade's operations (d2 = dx*dx + dy*dy, inside iff !(d2 > r*r);
  * c = alpha*C + (1-alpha)*c; a = alpha + a), with the per-circle products
  * alpha*C (ar, ag, ab) formed once. R, G, B, A and cx point at column 0 of
  * the tile row; cx is readable up to TILE_W. The vector versions visit
@@ -414,7 +414,7 @@ static void blend_row_scalar(float *restrict R, float *restrict G, float *restri
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__) && defined(__GNUC__)
-#define GPI_HAVE_X86 1
+#define GPR_HAVE_X86 1
 #include <immintrin.h>
 
 static void blend_row_sse(float *R, float *G, float *B, float *A, const float *cx, int xa, int xb,
@@ -473,13 +473,13 @@ __attribute__((target("avx2"))) static void blend_row_avx2(float *R, float *G, f
  * by row, and a row's 64 pixels (4 vectors each of R, G, B, A) stay in
  * registers while the tile's circles pass over it in order, so the blend
  * itself loads and stores nothing. The circles' per-tile values are set up
- * a chunk at a time; per pixel the operations are gpi_shade's (see
+ * a chunk at a time; per pixel the operations are gpr_shade's (see
  * blend_row_scalar), masked to the circle's box columns and to
  * !(d2 > r*r). */
 #if TILE_W == 64
-#define GPI_HAVE_TILE512 1
+#define GPR_HAVE_TILE512 1
 #define CHUNK512 256
-__attribute__((target("avx512f"))) static void shade_tile_avx512(const gpi_cpu_renderer *r, int tx0, int ty0,
+__attribute__((target("avx512f"))) static void shade_tile_avx512(const gpr_cpu_renderer *r, int tx0, int ty0,
                                                                   int ty1, const uint32_t *list, uint32_t count,
                                                                   float (*R)[TILE_W], float (*G)[TILE_W],
                                                                   float (*B)[TILE_W], float (*A)[TILE_W])
@@ -538,7 +538,7 @@ __attribute__((target("avx512f"))) static void shade_tile_avx512(const gpi_cpu_r
                 ar = _mm512_set1_ps(car[k]);
                 ag = _mm512_set1_ps(cag[k]);
                 ab = _mm512_set1_ps(cab[k]);
-#define GPI_BLEND16(v, CX, RR, GG, BB, AA)                                                                        \
+#define GPR_BLEND16(v, CX, RR, GG, BB, AA)                                                                        \
     do {                                                                                                          \
         __m512 dx = _mm512_sub_ps(px, CX);                                                                        \
         __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), vdy2);                                                   \
@@ -548,11 +548,11 @@ __attribute__((target("avx512f"))) static void shade_tile_avx512(const gpi_cpu_r
         BB = _mm512_mask_add_ps(BB, take, ab, _mm512_mul_ps(oma, BB));                                            \
         AA = _mm512_mask_add_ps(AA, take, alpha, AA);                                                             \
     } while (0)
-                GPI_BLEND16(0, cx0, r0, g0, b0, a0);
-                GPI_BLEND16(1, cx1, r1, g1, b1, a1);
-                GPI_BLEND16(2, cx2, r2, g2, b2, a2);
-                GPI_BLEND16(3, cx3, r3, g3, b3, a3);
-#undef GPI_BLEND16
+                GPR_BLEND16(0, cx0, r0, g0, b0, a0);
+                GPR_BLEND16(1, cx1, r1, g1, b1, a1);
+                GPR_BLEND16(2, cx2, r2, g2, b2, a2);
+                GPR_BLEND16(3, cx3, r3, g3, b3, a3);
+#undef GPR_BLEND16
             }
             _mm512_store_ps(R[row], r0); _mm512_store_ps(R[row] + 16, r1);
             _mm512_store_ps(R[row] + 32, r2); _mm512_store_ps(R[row] + 48, r3);
@@ -577,10 +577,10 @@ static blend_fn pick_blend(int *tile512)
     const char *force = getenv("GPUPRIM_CPU_BLEND");
     *tile512 = 0;
     if (force && !strcmp(force, "scalar")) return blend_row_scalar;
-#ifdef GPI_HAVE_X86
+#ifdef GPR_HAVE_X86
     if (force && !strcmp(force, "sse")) return blend_row_sse;
     __builtin_cpu_init();
-#ifdef GPI_HAVE_TILE512
+#ifdef GPR_HAVE_TILE512
     *tile512 = (!force || !strcmp(force, "avx512")) && __builtin_cpu_supports("avx512f");
 #endif
     if (__builtin_cpu_supports("avx2")) return blend_row_avx2;
@@ -592,8 +592,8 @@ static blend_fn pick_blend(int *tile512)
 
 /* A tile's circles, in order, circle by circle and row by row over the
  * tile's SoA buffer: ordinary circles by the row blend `blend` over each
- * row's chord, snow circles by gpi_shade per pixel. */
-static void shade_tile_rows(const gpi_cpu_renderer *r, int tx0, int ty0, int tx1, int ty1, const uint32_t *list,
+ * row's chord, snow circles by gpr_shade per pixel. */
+static void shade_tile_rows(const gpr_cpu_renderer *r, int tx0, int ty0, int tx1, int ty1, const uint32_t *list,
                             uint32_t count, blend_fn blend, float (*R)[TILE_W], float (*G)[TILE_W],
                             float (*B)[TILE_W], float (*A)[TILE_W])
 {
@@ -645,8 +645,8 @@ static void shade_tile_rows(const gpi_cpu_renderer *r, int tx0, int ty0, int tx1
             } else {
                 for (i = xa; i < xb; i++) {
                     int x = i - tx0;
-                    gpi_rgba q = {R[row][x], G[row][x], B[row][x], A[row][x]};
-                    gpi_shade(&q, r->colx[i], cy, px, py, pz, rad, 0.f, 0.f, 0.f, 1);
+                    gpr_rgba q = {R[row][x], G[row][x], B[row][x], A[row][x]};
+                    gpr_shade(&q, r->colx[i], cy, px, py, pz, rad, 0.f, 0.f, 0.f, 1);
                     R[row][x] = q.r;
                     G[row][x] = q.g;
                     B[row][x] = q.b;
@@ -657,7 +657,7 @@ static void shade_tile_rows(const gpi_cpu_renderer *r, int tx0, int ty0, int tx1
     }
 }
 
-static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile512)
+static void shade_tile(gpr_cpu_renderer *r, size_t t, blend_fn blend, int tile512)
 {
     _Alignas(64) float R[TILE_H][TILE_W];
     _Alignas(64) float G[TILE_H][TILE_W];
@@ -672,10 +672,10 @@ static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile51
     const uint32_t count = r->tile_total[t];
     const int snow = r->snow;
     int i, j;
-    (void)tile512; /* without GPI_HAVE_TILE512, only the row path */
+    (void)tile512; /* without GPR_HAVE_TILE512, only the row path */
 
     for (j = ty0; j < ty1; j++) {
-        gpi_rgba bg = gpi_background(snow, j, r->height);
+        gpr_rgba bg = gpr_background(snow, j, r->height);
         for (i = 0; i < TILE_W; i++) {
             R[j - ty0][i] = bg.r;
             G[j - ty0][i] = bg.g;
@@ -684,7 +684,7 @@ static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile51
         }
     }
 
-#ifdef GPI_HAVE_TILE512
+#ifdef GPR_HAVE_TILE512
     if (tile512 && !snow)
         shade_tile_avx512(r, tx0, ty0, ty1, list, count, R, G, B, A);
     else
@@ -707,7 +707,7 @@ static void shade_tile(gpi_cpu_renderer *r, size_t t, blend_fn blend, int tile51
 static void shade_worker(void *p)
 {
     job *jb = (job *)p;
-    gpi_cpu_renderer *r = jb->r;
+    gpr_cpu_renderer *r = jb->r;
     size_t first = (size_t)jb->band_y0 * (size_t)r->tiles_x;
     size_t last = (size_t)jb->band_y1 * (size_t)r->tiles_x;
     size_t t;
@@ -719,13 +719,13 @@ static void shade_worker(void *p)
     }
 }
 
-void gpi_cpu_renderer_set_progress(gpi_cpu_renderer *r, gp_progress_fn fn, void *user)
+void gpr_cpu_renderer_set_progress(gpr_cpu_renderer *r, gp_progress_fn fn, void *user)
 {
     r->progress.fn = fn;
     r->progress.user = user;
 }
 
-gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads)
+gp_status gpr_cpu_renderer_render(gpr_cpu_renderer *r, int threads)
 {
     job jb;
     int chunks, band0;

@@ -6,27 +6,27 @@
 
 #include "scene.h"
 
-typedef struct gpi_cpu_renderer gpi_cpu_renderer;
+typedef struct gpr_cpu_renderer gpr_cpu_renderer;
 
 /* Image sizes every renderer accepts: 1 .. GP_RENDER_MAX_SIDE a side, and
  * width*height*4 floats addressable. GP_ERROR_INVALID_ARGUMENT /
  * GP_ERROR_SIZE_OVERFLOW otherwise. */
-gp_status gpi_render_check_size(int width, int height);
+gp_status gpr_render_check_size(int width, int height);
 
 /* Draws tile rows [band_ty0, band_ty1) of a width x height image (all of
  * them, or a distributed rank's band); the image held is those rows. */
-gp_status gpi_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpi_cpu_renderer **out);
-void gpi_cpu_renderer_destroy(gpi_cpu_renderer *r);
+gp_status gpr_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpr_cpu_renderer **out);
+void gpr_cpu_renderer_destroy(gpr_cpu_renderer *r);
 /* Copy the circles (grows the copy only when the scene grows). */
-gp_status gpi_cpu_renderer_set_scene(gpi_cpu_renderer *r, const gp_scene *scene);
+gp_status gpr_cpu_renderer_set_scene(gpr_cpu_renderer *r, const gp_scene *scene);
 /* Clear and render one frame with `threads` worker threads (>= 1). */
-gp_status gpi_cpu_renderer_render(gpi_cpu_renderer *r, int threads);
-/* Report gpi_cpu_renderer_render's progress through fn (NULL: none). */
-void gpi_cpu_renderer_set_progress(gpi_cpu_renderer *r, gp_progress_fn fn, void *user);
+gp_status gpr_cpu_renderer_render(gpr_cpu_renderer *r, int threads);
+/* Report gpr_cpu_renderer_render's progress through fn (NULL: none). */
+void gpr_cpu_renderer_set_progress(gpr_cpu_renderer *r, gp_progress_fn fn, void *user);
 /* Copy the last frame's band (width * band rows * 4 floats). */
-gp_status gpi_cpu_renderer_read(const gpi_cpu_renderer *r, float *rgba_host);
+gp_status gpr_cpu_renderer_read(const gpr_cpu_renderer *r, float *rgba_host);
 /* The band as 8-bit RGB (width * band rows * 3 bytes), as gp_image_write
  * would write it. */
-gp_status gpi_cpu_renderer_rgb8(const gpi_cpu_renderer *r, unsigned char *rgb);
+gp_status gpr_cpu_renderer_rgb8(const gpr_cpu_renderer *r, unsigned char *rgb);
 
 #endif

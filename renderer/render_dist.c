@@ -5,7 +5,7 @@
  * pixel). The renderer sits above the library: it uses gpuprim's
  * communicator exchanges, never NCCL itself. */
 #include "band.h"
-#include "dist_internal.h"
+#include "comm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,7 @@ gp_status gp_dist_renderer_create(gp_dist_renderer **out, gp_comm *comm, int wid
     r->comm = comm;
     r->width = width;
     r->height = height;
-    if ((s = gpi_renderer_create_band(&r->band, comm->ctx, width, height, comm->rank, comm->size))) {
+    if ((s = gpr_renderer_create_band(&r->band, comm->ctx, width, height, comm->rank, comm->size))) {
         free(r);
         return s;
     }
@@ -44,7 +44,7 @@ void gp_dist_renderer_destroy(gp_dist_renderer *r)
 gp_status gp_dist_renderer_band(const gp_dist_renderer *r, int *row_begin, int *row_end)
 {
     if (!r || !row_begin || !row_end) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_renderer_band(r->band, row_begin, row_end);
+    gpr_renderer_band(r->band, row_begin, row_end);
     return GP_SUCCESS;
 }
 
@@ -60,11 +60,11 @@ gp_status gp_dist_renderer_render(gp_dist_renderer *r)
     return gp_renderer_render(r->band);
 }
 
-/* Pixel rows of rank q's band, as gpi_renderer_create_band cuts them. */
+/* Pixel rows of rank q's band, as gpr_renderer_create_band cuts them. */
 static void band_of(const gp_dist_renderer *r, int q, size_t *row0, size_t *rows)
 {
     int ty0, ty1, y0, y1;
-    gpi_render_band(r->height, q, r->comm->size, &ty0, &ty1, &y0, &y1);
+    gpr_render_band(r->height, q, r->comm->size, &ty0, &ty1, &y0, &y1);
     *row0 = (size_t)y0;
     *rows = (size_t)(y1 - y0);
 }
@@ -93,7 +93,7 @@ gp_status gp_dist_renderer_gather(gp_dist_renderer *r, int root, unsigned char *
         mine.status = gpi_check_buffer(comm->ctx, rgb, row_bytes * (size_t)r->height, "rgb");
     /* The root converts its band in place; the others into scratch. */
     if (!mine.status && comm->rank != root) mine.status = gpi_comm_scratch(comm, row_bytes * rows, (void **)&band);
-    if (!mine.status) mine.status = gpi_renderer_rgb8(r->band, comm->rank == root ? rgb + row0 * row_bytes : band);
+    if (!mine.status) mine.status = gpr_renderer_rgb8(r->band, comm->rank == root ? rgb + row0 * row_bytes : band);
     if (!(recs = (gpi_dist_rec *)calloc((size_t)comm->size, sizeof *recs))) return GP_ERROR_OUT_OF_MEMORY;
     s = gpi_dist_exchange(comm, fn, &mine, recs);
     free(recs);

@@ -13,8 +13,8 @@ struct gp_renderer {
     int width, height;
     int band_ty0, band_ty1; /* tile rows drawn: all, or a distributed rank's band */
     int band_y0, band_y1;   /* ... as pixel rows */
-    gpi_cpu_renderer *cpu;
-    gpi_cuda_renderer *cuda;
+    gpr_cpu_renderer *cpu;
+    gpr_cuda_renderer *cuda;
     void *rgb_dev; /* CUDA: gp_renderer_read_rgb8's device buffer, made on first use */
     int has_scene, rendered;
     uint64_t scene_uid;        /* the scene object and frame held now: */
@@ -23,15 +23,15 @@ struct gp_renderer {
 
 gp_status gp_renderer_create(gp_renderer **out, gp_context *ctx, int width, int height)
 {
-    return gpi_renderer_create_band(out, ctx, width, height, 0, 1);
+    return gpr_renderer_create_band(out, ctx, width, height, 0, 1);
 }
 
-gp_status gpi_renderer_create_band(gp_renderer **out, gp_context *ctx, int width, int height, int part, int parts)
+gp_status gpr_renderer_create_band(gp_renderer **out, gp_context *ctx, int width, int height, int part, int parts)
 {
     gp_renderer *r;
     gp_status st;
     if (!out || gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    if ((st = gpi_render_check_size(width, height)))
+    if ((st = gpr_render_check_size(width, height)))
         return gpi_error(ctx, st, "gp_renderer_create: image size %dx%d outside 1..%d", width, height,
                          GP_RENDER_MAX_SIDE);
     if ((st = gpi_enter(ctx))) return st;
@@ -40,10 +40,10 @@ gp_status gpi_renderer_create_band(gp_renderer **out, gp_context *ctx, int width
     r->ctx = ctx;
     r->width = width;
     r->height = height;
-    gpi_render_band(height, part, parts, &r->band_ty0, &r->band_ty1, &r->band_y0, &r->band_y1);
+    gpr_render_band(height, part, parts, &r->band_ty0, &r->band_ty1, &r->band_y0, &r->band_y1);
     if (ctx->backend == GP_BACKEND_CUDA)
-        st = gpi_cuda_renderer_create(ctx, width, height, r->band_ty0, r->band_ty1, &r->cuda);
-    else st = gpi_cpu_renderer_create(width, height, r->band_ty0, r->band_ty1, &r->cpu);
+        st = gpr_cuda_renderer_create(ctx, width, height, r->band_ty0, r->band_ty1, &r->cuda);
+    else st = gpr_cpu_renderer_create(width, height, r->band_ty0, r->band_ty1, &r->cpu);
     if (st) {
         free(r);
         if (!ctx->last_error[0]) gpi_error(ctx, st, "gp_renderer_create: %dx%d image", width, height);
@@ -57,8 +57,8 @@ void gp_renderer_destroy(gp_renderer *r)
 {
     if (!r) return;
     if (r->rgb_dev) gp_free(r->ctx, r->rgb_dev);
-    if (r->cuda) gpi_cuda_renderer_destroy(r->cuda);
-    if (r->cpu) gpi_cpu_renderer_destroy(r->cpu);
+    if (r->cuda) gpr_cuda_renderer_destroy(r->cuda);
+    if (r->cpu) gpr_cpu_renderer_destroy(r->cpu);
     free(r);
 }
 
@@ -72,7 +72,7 @@ gp_status gp_renderer_set_scene(gp_renderer *r, const gp_scene *scene)
      * after every gp_scene_advance upload nothing for them. */
     if (r->has_scene && r->scene_uid == scene->uid && r->scene_frame == scene->frame) return GP_SUCCESS;
     r->has_scene = 0;
-    st = r->cuda ? gpi_cuda_renderer_set_scene(r->cuda, scene) : gpi_cpu_renderer_set_scene(r->cpu, scene);
+    st = r->cuda ? gpr_cuda_renderer_set_scene(r->cuda, scene) : gpr_cpu_renderer_set_scene(r->cpu, scene);
     if (st) {
         if (!r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_set_scene: %zu circles", scene->n);
         return st;
@@ -89,7 +89,7 @@ gp_status gp_renderer_render(gp_renderer *r)
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
     if (!r->has_scene) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_render: no scene set");
     if ((st = gpi_enter(r->ctx))) return st;
-    st = r->cuda ? gpi_cuda_renderer_render(r->cuda) : gpi_cpu_renderer_render(r->cpu, gpi_cpu_threads(r->ctx));
+    st = r->cuda ? gpr_cuda_renderer_render(r->cuda) : gpr_cpu_renderer_render(r->cpu, gpi_cpu_threads(r->ctx));
     if (st) {
         if (!r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_render: %dx%d", r->width, r->height);
         return st;
@@ -101,32 +101,32 @@ gp_status gp_renderer_render(gp_renderer *r)
 gp_status gp_renderer_set_progress(gp_renderer *r, gp_progress_fn fn, void *user)
 {
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
-    if (r->cpu) gpi_cpu_renderer_set_progress(r->cpu, fn, user);
+    if (r->cpu) gpr_cpu_renderer_set_progress(r->cpu, fn, user);
     return GP_SUCCESS;
 }
 
-void gpi_render_band(int height, int part, int parts, int *ty0, int *ty1, int *y0, int *y1)
+void gpr_render_band(int height, int part, int parts, int *ty0, int *ty1, int *y0, int *y1)
 {
-    const long long tiles_y = (height + GPI_RENDER_TILE - 1) / GPI_RENDER_TILE;
+    const long long tiles_y = (height + GPR_RENDER_TILE - 1) / GPR_RENDER_TILE;
     *ty0 = (int)(tiles_y * part / parts);
     *ty1 = (int)(tiles_y * (part + 1) / parts);
-    *y0 = *ty0 * GPI_RENDER_TILE;
-    *y1 = *ty1 * GPI_RENDER_TILE < height ? *ty1 * GPI_RENDER_TILE : height;
+    *y0 = *ty0 * GPR_RENDER_TILE;
+    *y1 = *ty1 * GPR_RENDER_TILE < height ? *ty1 * GPR_RENDER_TILE : height;
 }
 
-void gpi_renderer_band(const gp_renderer *r, int *row_begin, int *row_end)
+void gpr_renderer_band(const gp_renderer *r, int *row_begin, int *row_end)
 {
     *row_begin = r->band_y0;
     *row_end = r->band_y1;
 }
 
-gp_status gpi_renderer_rgb8(gp_renderer *r, unsigned char *rgb)
+gp_status gpr_renderer_rgb8(gp_renderer *r, unsigned char *rgb)
 {
     gp_status st;
     if (!r->rendered)
         return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_dist_renderer_gather: nothing rendered yet");
     if ((st = gpi_enter(r->ctx))) return st;
-    return r->cuda ? gpi_cuda_renderer_rgb8(r->cuda, rgb) : gpi_cpu_renderer_rgb8(r->cpu, rgb);
+    return r->cuda ? gpr_cuda_renderer_rgb8(r->cuda, rgb) : gpr_cpu_renderer_rgb8(r->cpu, rgb);
 }
 
 gp_status gp_renderer_read_image(gp_renderer *r, float *rgba_host)
@@ -137,7 +137,7 @@ gp_status gp_renderer_read_image(gp_renderer *r, float *rgba_host)
     if (!r->rendered)
         return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_image: nothing rendered yet");
     if ((st = gpi_enter(r->ctx))) return st;
-    st = r->cuda ? gpi_cuda_renderer_read(r->cuda, rgba_host) : gpi_cpu_renderer_read(r->cpu, rgba_host);
+    st = r->cuda ? gpr_cuda_renderer_read(r->cuda, rgba_host) : gpr_cpu_renderer_read(r->cpu, rgba_host);
     if (st && !r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_read_image");
     return st;
 }
@@ -152,9 +152,9 @@ gp_status gp_renderer_read_rgb8(gp_renderer *r, unsigned char *rgb_host)
     if (!r->rendered)
         return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_rgb8: nothing rendered yet");
     if ((st = gpi_enter(r->ctx))) return st;
-    if (r->cpu) return gpi_cpu_renderer_rgb8(r->cpu, rgb_host);
+    if (r->cpu) return gpr_cpu_renderer_rgb8(r->cpu, rgb_host);
     if (!r->rgb_dev && (st = gp_malloc(r->ctx, &r->rgb_dev, bytes))) return st;
-    st = gpi_cuda_renderer_rgb8(r->cuda, (unsigned char *)r->rgb_dev);
+    st = gpr_cuda_renderer_rgb8(r->cuda, (unsigned char *)r->rgb_dev);
     if (!st) st = gp_download(r->ctx, rgb_host, r->rgb_dev, bytes);
     if (st && !r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_read_rgb8");
     return st;

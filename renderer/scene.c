@@ -11,14 +11,14 @@
 
 static _Atomic uint64_t next_uid = 1;
 
-gp_scene *gpi_scene_wrap(size_t n, int snow, float *position, float *velocity, float *color,
+gp_scene *gpr_scene_wrap(size_t n, int snow, float *position, float *velocity, float *color,
                          float *radius)
 {
     gp_scene *s = (gp_scene *)calloc(1, sizeof *s);
     if (!s) return NULL;
     s->n = n;
     s->snow = snow;
-    s->kind = GPI_SCENE_STATIC;
+    s->kind = GPR_SCENE_STATIC;
     s->position = position;
     s->velocity = velocity;
     s->color = color;
@@ -27,7 +27,7 @@ gp_scene *gpi_scene_wrap(size_t n, int snow, float *position, float *velocity, f
     return s;
 }
 
-gp_scene *gpi_scene_alloc(size_t n, int snow)
+gp_scene *gpr_scene_alloc(size_t n, int snow)
 {
     float *p, *v, *c, *r;
     gp_scene *s;
@@ -36,7 +36,7 @@ gp_scene *gpi_scene_alloc(size_t n, int snow)
     v = (float *)calloc(3 * n, sizeof(float));
     c = (float *)calloc(3 * n, sizeof(float));
     r = (float *)calloc(n, sizeof(float));
-    s = (p && v && c && r) ? gpi_scene_wrap(n, snow, p, v, c, r) : NULL;
+    s = (p && v && c && r) ? gpr_scene_wrap(n, snow, p, v, c, r) : NULL;
     if (!s) {
         free(p);
         free(v);
@@ -101,48 +101,48 @@ static int sort_descending(float *a, size_t n)
 }
 
 /* n depths u, sorted descending: the first draws of every random scene. */
-static int random_depths(gpi_rand *g, float *depth, size_t n)
+static int random_depths(gpr_rand *g, float *depth, size_t n)
 {
     size_t i;
-    for (i = 0; i < n; i++) depth[i] = gpi_rand_float(g);
+    for (i = 0; i < n; i++) depth[i] = gpr_rand_float(g);
     return sort_descending(depth, n);
 }
 
 /* Colour of a random or fixed-size scene circle: three draws. */
-static void random_color(gpi_rand *g, size_t n, int fixed_size, float *c)
+static void random_color(gpr_rand *g, size_t n, int fixed_size, float *c)
 {
     float u0, u1, u2;
-    u0 = gpi_rand_float(g);
+    u0 = gpr_rand_float(g);
     if (n <= 10000) {
         c[0] = .1f + .9f * u0;
-        u1 = gpi_rand_float(g);
+        u1 = gpr_rand_float(g);
         c[1] = .2f + .5f * u1;
-        u2 = gpi_rand_float(g);
+        u2 = gpr_rand_float(g);
         c[2] = .5f + .5f * u2;
     } else if (n <= 100000) {
         c[0] = .3f + .9f * u0;
-        u1 = gpi_rand_float(g);
+        u1 = gpr_rand_float(g);
         c[1] = .1f + .9f * u1;
-        u2 = gpi_rand_float(g);
+        u2 = gpr_rand_float(g);
         c[2] = .1f + .4f * u2;
     } else if (!fixed_size) {
         c[0] = .2f + .5f * u0;
-        u1 = gpi_rand_float(g);
+        u1 = gpr_rand_float(g);
         c[1] = .5f + .5f * u1;
-        u2 = gpi_rand_float(g);
+        u2 = gpr_rand_float(g);
         c[2] = .1f + .4f * u2;
     } else {
         c[0] = .3f + .9f * u0;
-        u1 = gpi_rand_float(g);
+        u1 = gpr_rand_float(g);
         c[1] = .1f + .3f * u1;
-        u2 = gpi_rand_float(g);
+        u2 = gpr_rand_float(g);
         c[2] = .2f + .2f * u2;
     }
 }
 
 /* rand10k / rand100k / rand1M (R < 0: a random radius per circle) and
  * micro2M, biglittle, littlebig (fixed radius R). */
-static gp_status gen_circles(gp_scene *s, gpi_rand *g, float R)
+static gp_status gen_circles(gp_scene *s, gpr_rand *g, float R)
 {
     size_t n = s->n, i;
     float *d = (float *)malloc(n * sizeof(float));
@@ -153,10 +153,10 @@ static gp_status gen_circles(gp_scene *s, gpi_rand *g, float R)
     }
     for (i = 0; i < n; i++) {
         if (R >= 0.f) s->radius[i] = R;
-        else if (n > 100000) s->radius[i] = .009f + .005f * gpi_rand_float(g);
-        else s->radius[i] = .02f + .06f * gpi_rand_float(g);
-        s->position[3 * i] = gpi_rand_float(g);
-        s->position[3 * i + 1] = gpi_rand_float(g);
+        else if (n > 100000) s->radius[i] = .009f + .005f * gpr_rand_float(g);
+        else s->radius[i] = .02f + .06f * gpr_rand_float(g);
+        s->position[3 * i] = gpr_rand_float(g);
+        s->position[3 * i + 1] = gpr_rand_float(g);
         s->position[3 * i + 2] = d[i];
         random_color(g, n, R >= 0.f, s->color + 3 * i);
     }
@@ -167,24 +167,24 @@ static gp_status gen_circles(gp_scene *s, gpi_rand *g, float R)
 /* biglittle / littlebig: circles 9000..9999 become small ones in a corner.
  * The course writes x = .9 - centre + .1u and y = centre + .1u in float;
  * .9f - .85f is not .05f, so keep its arithmetic to get its exact circles. */
-static void small_corner(gp_scene *s, gpi_rand *g, float centre)
+static void small_corner(gp_scene *s, gpr_rand *g, float centre)
 {
     size_t i;
     for (i = 9000; i < 10000; i++) {
         s->radius[i] = .05f;
-        s->position[3 * i] = .9f - centre + .1f * gpi_rand_float(g);
-        s->position[3 * i + 1] = centre + .1f * gpi_rand_float(g);
+        s->position[3 * i] = .9f - centre + .1f * gpr_rand_float(g);
+        s->position[3 * i + 1] = centre + .1f * gpr_rand_float(g);
     }
 }
 
-static gp_status gen_snow(gp_scene *s, gpi_rand *g)
+static gp_status gen_snow(gp_scene *s, gpr_rand *g)
 {
     size_t n = s->n, i;
     float *d = (float *)malloc(n * sizeof(float));
     if (!d) return GP_ERROR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) {
         /* Most flakes far away: pow(i/n, .1), jittered, clamped. */
-        float v = powf((float)i / (float)n, .1f) + (-.05f + .1f * gpi_rand_float(g));
+        float v = powf((float)i / (float)n, .1f) + (-.05f + .1f * gpr_rand_float(g));
         d[i] = v < 0.f ? 0.f : (v > 1.f ? 1.f : v);
     }
     if (sort_descending(d, n)) {
@@ -194,13 +194,13 @@ static gp_status gen_snow(gp_scene *s, gpi_rand *g)
     for (i = 0; i < n; i++) {
         float depth = d[i];
         /* The course's closeSize - .0075 + .015u with closeSize = .08, in float. */
-        float size = .08f - .0075f + (.015f * gpi_rand_float(g));
+        float size = .08f - .0075f + (.015f * gpr_rand_float(g));
         float r = ((1.f - depth) * size) + (depth * size / 15.f);
         if (depth < .02f) r *= 3.f;
         else if (r < .0075f) r = .0075f;
         s->radius[i] = r;
-        s->position[3 * i] = gpi_rand_float(g);
-        s->position[3 * i + 1] = 1.f + r + 2.f * gpi_rand_float(g);
+        s->position[3 * i] = gpr_rand_float(g);
+        s->position[3 * i + 1] = 1.f + r + 2.f * gpr_rand_float(g);
         s->position[3 * i + 2] = depth;
     }
     free(d);
@@ -243,7 +243,7 @@ static void gen_rgby(gp_scene *s)
 }
 
 /* One grid of the pattern scene: rows (y) outer, columns (x) inner. */
-static size_t pattern_grid(gp_scene *s, gpi_rand *g, size_t index, int count, float rad,
+static size_t pattern_grid(gp_scene *s, gpr_rand *g, size_t index, int count, float rad,
                            float offset, float cr, float cg, float cb)
 {
     int i, j;
@@ -252,7 +252,7 @@ static size_t pattern_grid(gp_scene *s, gpi_rand *g, size_t index, int count, fl
             float *p = s->position + 3 * index;
             p[0] = offset + (2.f * rad * (float)i);
             p[1] = offset + (2.f * rad * (float)j);
-            p[2] = gpi_rand_float(g);
+            p[2] = gpr_rand_float(g);
             set3(s->color + 3 * index, cr, cg, cb);
             s->radius[index] = rad;
             index++;
@@ -261,36 +261,36 @@ static size_t pattern_grid(gp_scene *s, gpi_rand *g, size_t index, int count, fl
     return index;
 }
 
-static void gen_pattern(gp_scene *s, gpi_rand *g)
+static void gen_pattern(gp_scene *s, gpr_rand *g)
 {
     float rad = .5f * (1.f / 16.f);
     size_t k = pattern_grid(s, g, 0, 16, rad, rad, 1.f, 0.f, 0.f);
     pattern_grid(s, g, k, 31, rad, 0.f, 1.f, 1.f, 0.f);
 }
 
-static void gen_hypnosis(gp_scene *s, gpi_rand *g)
+static void gen_hypnosis(gp_scene *s, gpr_rand *g)
 {
     size_t i;
     for (i = 0; i < s->n; i++) {
         set3(s->position + 3 * i, .5f, .5f, 0.f);
         s->radius[i] = .02f + ((float)i * .02f);
-        s->color[3 * i] = gpi_rand_float(g);
-        s->color[3 * i + 1] = gpi_rand_float(g);
-        s->color[3 * i + 2] = gpi_rand_float(g);
+        s->color[3 * i] = gpr_rand_float(g);
+        s->color[3 * i + 1] = gpr_rand_float(g);
+        s->color[3 * i + 2] = gpr_rand_float(g);
     }
 }
 
-static void gen_bouncing(gp_scene *s, gpi_rand *g)
+static void gen_bouncing(gp_scene *s, gpr_rand *g)
 {
     size_t i;
     for (i = 0; i < s->n; i++) {
         float *p = s->position + 3 * i, *c = s->color + 3 * i;
         s->radius[i] = .05f;
-        p[0] = gpi_rand_float(g);
-        p[1] = gpi_rand_float(g);
-        p[2] = gpi_rand_float(g);
+        p[0] = gpr_rand_float(g);
+        p[1] = gpr_rand_float(g);
+        p[2] = gpr_rand_float(g);
         set3(c, i % 3 == 0 ? 1.f : 0.f, i % 3 == 1 ? 1.f : 0.f, i % 3 == 2 ? 1.f : 0.f);
-        set3(s->velocity + 3 * i, 0.f, gpi_rand_float(g), 0.f);
+        set3(s->velocity + 3 * i, 0.f, gpr_rand_float(g), 0.f);
     }
 }
 
@@ -312,7 +312,7 @@ static void spark_start(float cx, float cy, float fr, int j, float *p, float *v)
     v[2] = 0.f;
 }
 
-static gp_status gen_fireworks(gp_scene *s, gpi_rand *g)
+static gp_status gen_fireworks(gp_scene *s, gpr_rand *g)
 {
     int i, j;
     /* extra: per spark its start x, y, vx, vy (it returns there). */
@@ -323,8 +323,8 @@ static gp_status gen_fireworks(gp_scene *s, gpi_rand *g)
         float *p = s->position + 3 * i;
         s->radius[i] = .005f;
         set3(s->color + 3 * i, 1.f, 1.f, 1.f);
-        p[0] = gpi_rand_float(g);
-        p[1] = gpi_rand_float(g);
+        p[0] = gpr_rand_float(g);
+        p[1] = gpr_rand_float(g);
         p[2] = 0.f;
         for (j = 0; j < SPARKS; j++) {
             size_t k = (size_t)FIREWORKS + (size_t)i * SPARKS + (size_t)j;
@@ -424,11 +424,11 @@ gp_status gp_scene_advance(gp_scene *s)
 {
     if (!s) return GP_ERROR_INVALID_ARGUMENT;
     switch (s->kind) {
-    case GPI_SCENE_STATIC: return GP_SUCCESS; /* frame stays: nothing changed */
-    case GPI_SCENE_SNOW: advance_snow(s); break;
-    case GPI_SCENE_BOUNCING_BALLS: advance_bouncing(s); break;
-    case GPI_SCENE_HYPNOSIS: advance_hypnosis(s); break;
-    case GPI_SCENE_FIREWORKS:
+    case GPR_SCENE_STATIC: return GP_SUCCESS; /* frame stays: nothing changed */
+    case GPR_SCENE_SNOW: advance_snow(s); break;
+    case GPR_SCENE_BOUNCING_BALLS: advance_bouncing(s); break;
+    case GPR_SCENE_HYPNOSIS: advance_hypnosis(s); break;
+    case GPR_SCENE_FIREWORKS:
         if (!s->extra || s->extra_len < (s->n - FIREWORKS) * 4) return GP_ERROR_INTERNAL;
         advance_fireworks(s);
         break;
@@ -459,16 +459,16 @@ gp_status gp_scene_create(gp_scene **out, const char *name, unsigned seed)
 {
     const scene_def *def = NULL;
     gp_scene *s;
-    gpi_rand g;
+    gpr_rand g;
     gp_status st = GP_SUCCESS;
     size_t k;
     if (!out || !name) return GP_ERROR_INVALID_ARGUMENT;
     for (k = 0; k < sizeof scene_defs / sizeof scene_defs[0]; k++)
         if (strcmp(name, scene_defs[k].name) == 0) def = &scene_defs[k];
     if (!def) return GP_ERROR_INVALID_ARGUMENT;
-    s = gpi_scene_alloc(def->n, strcmp(name, "snow") == 0);
+    s = gpr_scene_alloc(def->n, strcmp(name, "snow") == 0);
     if (!s) return GP_ERROR_OUT_OF_MEMORY;
-    gpi_rand_seed(&g, seed);
+    gpr_rand_seed(&g, seed);
     if (!strcmp(name, "rgb")) gen_rgb(s);
     else if (!strcmp(name, "rgby")) gen_rgby(s);
     else if (!strncmp(name, "rand", 4)) st = gen_circles(s, &g, -1.f);
@@ -479,19 +479,19 @@ gp_status gp_scene_create(gp_scene **out, const char *name, unsigned seed)
     } else if (!strcmp(name, "pattern")) gen_pattern(s, &g);
     else if (!strcmp(name, "snow")) {
         st = gen_snow(s, &g);
-        s->kind = GPI_SCENE_SNOW;
+        s->kind = GPR_SCENE_SNOW;
     } else if (!strcmp(name, "bouncingballs")) {
         gen_bouncing(s, &g);
-        s->kind = GPI_SCENE_BOUNCING_BALLS;
+        s->kind = GPR_SCENE_BOUNCING_BALLS;
     } else if (!strcmp(name, "hypnosis")) {
         gen_hypnosis(s, &g);
-        s->kind = GPI_SCENE_HYPNOSIS;
+        s->kind = GPR_SCENE_HYPNOSIS;
     } else {
         st = gen_fireworks(s, &g);
-        s->kind = GPI_SCENE_FIREWORKS;
+        s->kind = GPR_SCENE_FIREWORKS;
     }
     /* Animated scenes start at frame 0, which is one step in. */
-    if (!st && s->kind != GPI_SCENE_STATIC) st = gp_scene_advance(s);
+    if (!st && s->kind != GPR_SCENE_STATIC) st = gp_scene_advance(s);
     if (st) {
         gp_scene_destroy(s);
         return st;
@@ -505,7 +505,7 @@ gp_status gp_scene_from_circles(gp_scene **out, const gp_circle *c, size_t n, in
     gp_scene *s;
     size_t i;
     if (!out || !c || n == 0 || n > GP_SCENE_MAX_CIRCLES) return GP_ERROR_INVALID_ARGUMENT;
-    s = gpi_scene_alloc(n, snow != 0);
+    s = gpr_scene_alloc(n, snow != 0);
     if (!s) return GP_ERROR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) {
         set3(s->position + 3 * i, c[i].x, c[i].y, c[i].z);

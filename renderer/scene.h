@@ -8,18 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum gpi_scene_kind {
-    GPI_SCENE_STATIC = 0,     /* no animation */
-    GPI_SCENE_SNOW,           /* animated snow (gravity, drag, noise) */
-    GPI_SCENE_BOUNCING_BALLS,
-    GPI_SCENE_HYPNOSIS,
-    GPI_SCENE_FIREWORKS
-} gpi_scene_kind;
+typedef enum gpr_scene_kind {
+    GPR_SCENE_STATIC = 0,     /* no animation */
+    GPR_SCENE_SNOW,           /* animated snow (gravity, drag, noise) */
+    GPR_SCENE_BOUNCING_BALLS,
+    GPR_SCENE_HYPNOSIS,
+    GPR_SCENE_FIREWORKS
+} gpr_scene_kind;
 
 struct gp_scene {
     size_t n;
     int snow;              /* snow shading and background */
-    gpi_scene_kind kind;   /* which animation gp_scene_advance runs */
+    gpr_scene_kind kind;   /* which animation gp_scene_advance runs */
     float *position;       /* 3n: x, y, z */
     float *velocity;       /* 3n */
     float *color;          /* 3n: r, g, b */
@@ -38,9 +38,9 @@ struct gp_scene {
 extern "C" {
 #endif
 /* A zeroed scene of n circles (all arrays allocated), or NULL. */
-gp_scene *gpi_scene_alloc(size_t n, int snow);
+gp_scene *gpr_scene_alloc(size_t n, int snow);
 /* Take ownership of arrays already allocated (n*3, n*3, n*3, n floats). */
-gp_scene *gpi_scene_wrap(size_t n, int snow, float *position, float *velocity, float *color,
+gp_scene *gpr_scene_wrap(size_t n, int snow, float *position, float *velocity, float *color,
                          float *radius);
 #ifdef __cplusplus
 }

@@ -237,7 +237,7 @@ static gp_status load(reader *r, gp_scene **scene)
         if ((p = (float *)realloc(a.color, n * 3 * sizeof(float)))) a.color = p;
         if ((p = (float *)realloc(a.radius, n * sizeof(float)))) a.radius = p;
     }
-    s = gpi_scene_wrap(n, par, a.position, a.velocity, a.color, a.radius);
+    s = gpr_scene_wrap(n, par, a.position, a.velocity, a.color, a.radius);
     if (!s) {
         r->line = 0;
         st = fail(r, GP_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -275,15 +275,15 @@ gp_status gp_scene_load(gp_scene **scene, const char *path, char *errbuf, size_t
 
 gp_status gp_scene_save(const gp_scene *s, const char *path)
 {
-    gpi_file_out out;
+    gpr_file_out out;
     FILE *f;
     size_t i;
     int bad = 0;
     gp_status st;
     if (!s || !path || s->n == 0) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_io_error_clear();
+    gpr_io_error_clear();
     /* All or nothing: a failed save leaves any file at `path` as it was. */
-    if ((st = gpi_file_out_open(&out, path))) return st;
+    if ((st = gpr_file_out_open(&out, path))) return st;
     f = out.f;
     /* %.9g: nine significant digits bring every float back exactly. */
     if (s->snow) {
@@ -303,5 +303,5 @@ gp_status gp_scene_save(const gp_scene *s, const char *path)
                 bad = 1;
         }
     }
-    return gpi_file_out_close(&out, bad ? GP_ERROR_IO : GP_SUCCESS);
+    return gpr_file_out_close(&out, bad ? GP_ERROR_IO : GP_SUCCESS);
 }

@@ -9,19 +9,19 @@
 #include <math.h>
 
 #ifdef __CUDACC__
-#define GPI_HD __host__ __device__ __forceinline__
+#define GPR_HD __host__ __device__ __forceinline__
 #else
-#define GPI_HD static inline
+#define GPR_HD static inline
 #endif
 
-typedef struct gpi_rgba {
+typedef struct gpr_rgba {
     float r, g, b, a;
-} gpi_rgba;
+} gpr_rgba;
 
 /* Clamp a float pixel coordinate into [lo, hi] before converting: the same
  * result as the reference's clamp(int(v)) for every in-range value, and no
  * undefined behaviour for huge values from untrusted files. */
-GPI_HD int gpi_clamp_coord(float v, int lo, int hi)
+GPR_HD int gpr_clamp_coord(float v, int lo, int hi)
 {
     int i;
     if (!(v > (float)lo - 1.0f)) return lo; /* also catches NaN */
@@ -31,20 +31,20 @@ GPI_HD int gpi_clamp_coord(float v, int lo, int hi)
 }
 
 /* Pixel bounding box of a circle: [x0, x1) x [y0, y1), clamped to the image. */
-GPI_HD void gpi_circle_box(float px, float py, float rad, int width, int height,
+GPR_HD void gpr_circle_box(float px, float py, float rad, int width, int height,
                            int *x0, int *x1, int *y0, int *y1)
 {
     float minX = px - rad, maxX = px + rad, minY = py - rad, maxY = py + rad;
-    *x0 = gpi_clamp_coord(minX * (float)width, 0, width);
-    *x1 = gpi_clamp_coord(maxX * (float)width, -1, width - 1) + 1;
-    *y0 = gpi_clamp_coord(minY * (float)height, 0, height);
-    *y1 = gpi_clamp_coord(maxY * (float)height, -1, height - 1) + 1;
+    *x0 = gpr_clamp_coord(minX * (float)width, 0, width);
+    *x1 = gpr_clamp_coord(maxX * (float)width, -1, width - 1) + 1;
+    *y0 = gpr_clamp_coord(minY * (float)height, 0, height);
+    *y1 = gpr_clamp_coord(maxY * (float)height, -1, height - 1) + 1;
 }
 
 /* Background of pixel row j: white, or the snow scenes' grey ramp. */
-GPI_HD gpi_rgba gpi_background(int snow, int j, int height)
+GPR_HD gpr_rgba gpr_background(int snow, int j, int height)
 {
-    gpi_rgba c;
+    gpr_rgba c;
     if (snow) {
         float shade = .4f + .45f * (float)(height - j) / (float)height;
         c.r = shade; c.g = shade; c.b = shade; c.a = 1.f;
@@ -55,12 +55,12 @@ GPI_HD gpi_rgba gpi_background(int snow, int j, int height)
 }
 
 /* The snow colour ramp's red and green columns (blue is 1 throughout). */
-GPI_HD float gpi_snow_red(int i) { return i < 2 ? 1.f : .8f; }
-GPI_HD float gpi_snow_green(int i) { return i < 2 ? 1.f : (i < 4 ? .9f : .8f); }
+GPR_HD float gpr_snow_red(int i) { return i < 2 ? 1.f : .8f; }
+GPR_HD float gpr_snow_green(int i) { return i < 2 ? 1.f : (i < 4 ? .9f : .8f); }
 
 /* Blend one circle over one pixel whose centre is (cx, cy). Does nothing
  * when the centre is outside the circle (d2 > r*r). */
-GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float pz, float rad,
+GPR_HD void gpr_shade(gpr_rgba *c, float cx, float cy, float px, float py, float pz, float rad,
                       float cr, float cg, float cb, int snow)
 {
     float dx = px - cx, dy = py - cy;
@@ -84,8 +84,8 @@ GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float
         next = base < 4 ? base + 1 : 4; /* t == 1: weight is 0, stay in the table */
         w = scaled - (float)base;
         omw = 1.f - w;
-        r = omw * gpi_snow_red(base) + w * gpi_snow_red(next);
-        g = omw * gpi_snow_green(base) + w * gpi_snow_green(next);
+        r = omw * gpr_snow_red(base) + w * gpr_snow_red(next);
+        g = omw * gpr_snow_green(base) + w * gpr_snow_green(next);
         b = omw * 1.f + w * 1.f;
         maxAlpha = .6f + .4f * (1.f - pz);
         /* NaN first, as fminf(NaN, 1) would give it: nvcc turns the clamp
@@ -106,12 +106,12 @@ GPI_HD void gpi_shade(gpi_rgba *c, float cx, float cy, float px, float py, float
 }
 
 /* Centre of pixel (i, j). */
-GPI_HD float gpi_pixel_x(int i, float invW) { return invW * ((float)i + .5f); }
-GPI_HD float gpi_pixel_y(int j, float invH) { return invH * ((float)j + .5f); }
+GPR_HD float gpr_pixel_x(int i, float invW) { return invW * ((float)i + .5f); }
+GPR_HD float gpr_pixel_y(int j, float invH) { return invH * ((float)j + .5f); }
 
 /* A channel as written to an 8-bit image: (uint8)(255 * clamp(v, 0, 1)),
  * truncating like the course; NaN gives 0. One product: no FMA question. */
-GPI_HD unsigned char gpi_to8(float v)
+GPR_HD unsigned char gpr_to8(float v)
 {
     if (!(v > 0.f)) return 0;
     if (v > 1.f) v = 1.f;

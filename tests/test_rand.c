@@ -14,14 +14,14 @@ static void matches_system_rand(void **state)
 #ifndef __GLIBC__
     skip();
 #endif
-    assert_int_equal(RAND_MAX, GPI_RAND_MAX);
+    assert_int_equal(RAND_MAX, GPR_RAND_MAX);
     for (s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
-        gpi_rand g;
+        gpr_rand g;
         int k, draws = gpt_quick() ? 20000 : 200000;
-        gpi_rand_seed(&g, seeds[s]);
+        gpr_rand_seed(&g, seeds[s]);
         srand(seeds[s]);
         for (k = 0; k < draws; k++) {
-            int want = rand(), got = gpi_rand_next(&g);
+            int want = rand(), got = gpr_rand_next(&g);
             if (want != got) fail_msg("seed %u draw %d: system rand %d, ours %d", seeds[s], k, want, got);
         }
     }
@@ -29,39 +29,39 @@ static void matches_system_rand(void **state)
 
 static void seed_zero_is_seed_one(void **state)
 {
-    gpi_rand a, b;
+    gpr_rand a, b;
     int k;
     (void)state;
-    gpi_rand_seed(&a, 0);
-    gpi_rand_seed(&b, 1);
-    for (k = 0; k < 1000; k++) assert_int_equal(gpi_rand_next(&a), gpi_rand_next(&b));
+    gpr_rand_seed(&a, 0);
+    gpr_rand_seed(&b, 1);
+    for (k = 0; k < 1000; k++) assert_int_equal(gpr_rand_next(&a), gpr_rand_next(&b));
 }
 
 static void reseed_restarts(void **state)
 {
-    gpi_rand g;
+    gpr_rand g;
     int first[10], k;
     (void)state;
-    gpi_rand_seed(&g, 7);
-    for (k = 0; k < 10; k++) first[k] = gpi_rand_next(&g);
-    gpi_rand_seed(&g, 7);
-    for (k = 0; k < 10; k++) assert_int_equal(gpi_rand_next(&g), first[k]);
+    gpr_rand_seed(&g, 7);
+    for (k = 0; k < 10; k++) first[k] = gpr_rand_next(&g);
+    gpr_rand_seed(&g, 7);
+    for (k = 0; k < 10; k++) assert_int_equal(gpr_rand_next(&g), first[k]);
 }
 
 static void random_float_is_the_courses(void **state)
 {
-    gpi_rand g;
+    gpr_rand g;
     int k;
     (void)state;
 #ifndef __GLIBC__
     skip();
 #endif
-    gpi_rand_seed(&g, 0);
+    gpr_rand_seed(&g, 0);
     srand(0);
     for (k = 0; k < 100000; k++) {
         /* static_cast<float>(rand()) / RAND_MAX: float divided by RAND_MAX converted to float */
         float want = (float)rand() / RAND_MAX;
-        float got = gpi_rand_float(&g);
+        float got = gpr_rand_float(&g);
         if (want != got) fail_msg("draw %d: %.9g vs %.9g", k, (double)want, (double)got);
         assert_true(got >= 0.f && got <= 1.f);
     }

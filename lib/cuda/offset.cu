@@ -1,5 +1,5 @@
 /* cuda/offset.cu - add a base to an array of uint64 indices: turns a
- * shard's local indices into global ones (lib/dist/select.c). */
+ * shard's local indices into global ones (lib/comm/select.c). */
 #include "internal.h"
 
 #include <cuda_runtime.h>

@@ -4,7 +4,7 @@
 #include "cuda/cull.cuh"
 #include "cuda/kernels.cuh"
 
-namespace gpi_rc {
+namespace gpr_rc {
 namespace {
 
 
@@ -234,4 +234,4 @@ template cudaError_t launch_emit<uint64_t>(const float4 *, const uint2 *, const 
 template cudaError_t launch_ranges<uint32_t>(const uint32_t *, uint32_t, int, uint2 *, cudaStream_t);
 template cudaError_t launch_ranges<uint64_t>(const uint64_t *, uint32_t, int, uint2 *, cudaStream_t);
 
-} // namespace gpi_rc
+} // namespace gpr_rc

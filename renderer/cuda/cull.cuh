@@ -7,7 +7,7 @@
 #include "cuda/policy.cuh"
 #include "shade.h"
 
-namespace gpi_rc {
+namespace gpr_rc {
 
 
 /* A circle's clamped pixel box [x0, x1) x [y0, y1), packed as
@@ -27,12 +27,12 @@ __device__ __forceinline__ Box unpack_box(uint2 b)
 }
 
 /* Can a pixel centre of the non-empty rectangle [x0, x1) x [y0, y1) pass
- * gpi_shade's test d2 <= r*r? Never false when one does (see the top). */
+ * gpr_shade's test d2 <= r*r? Never false when one does (see the top). */
 __device__ __forceinline__ bool rect_hit(float px, float py, float rad, int x0, int x1, int y0, int y1,
                                          float invW, float invH)
 {
-    float lox = gpi_pixel_x(x0, invW), hix = gpi_pixel_x(x1 - 1, invW);
-    float loy = gpi_pixel_y(y0, invH), hiy = gpi_pixel_y(y1 - 1, invH);
+    float lox = gpr_pixel_x(x0, invW), hix = gpr_pixel_x(x1 - 1, invW);
+    float loy = gpr_pixel_y(y0, invH), hiy = gpr_pixel_y(y1 - 1, invH);
     float nx = px < lox ? lox : (px > hix ? hix : px);
     float ny = py < loy ? loy : (py > hiy ? hiy : py);
     float dx = __fsub_rn(px, nx), dy = __fsub_rn(py, ny);
@@ -42,12 +42,12 @@ __device__ __forceinline__ bool rect_hit(float px, float py, float rad, int x0, 
 
 /* Does every pixel centre of the non-empty rectangle pass d2 <= r*r? The
  * farthest centre on each axis is an end (monotonic rounding), so this d2
- * is >= gpi_shade's for every pixel of the rectangle. */
+ * is >= gpr_shade's for every pixel of the rectangle. */
 __device__ __forceinline__ bool rect_covered(float px, float py, float rad, int x0, int x1, int y0, int y1,
                                              float invW, float invH)
 {
-    float ax = __fsub_rn(px, gpi_pixel_x(x0, invW)), bx = __fsub_rn(px, gpi_pixel_x(x1 - 1, invW));
-    float ay = __fsub_rn(py, gpi_pixel_y(y0, invH)), by = __fsub_rn(py, gpi_pixel_y(y1 - 1, invH));
+    float ax = __fsub_rn(px, gpr_pixel_x(x0, invW)), bx = __fsub_rn(px, gpr_pixel_x(x1 - 1, invW));
+    float ay = __fsub_rn(py, gpr_pixel_y(y0, invH)), by = __fsub_rn(py, gpr_pixel_y(y1 - 1, invH));
     float mx = fmaxf(__fmul_rn(ax, ax), __fmul_rn(bx, bx));
     float my = fmaxf(__fmul_rn(ay, ay), __fmul_rn(by, by));
     return __fadd_rn(mx, my) <= __fmul_rn(rad, rad);
@@ -100,6 +100,6 @@ __host__ __device__ __forceinline__ TileRange tile_range(const Box &b, int2 lg)
 }
 
 
-} // namespace gpi_rc
+} // namespace gpr_rc
 
 #endif

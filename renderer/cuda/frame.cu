@@ -32,18 +32,18 @@
  * memory are drawn in consecutive circle batches, each blended over the image
  * of the previous.
  *
- * Exactness: the shading is shade.h's gpi_shade, in index order per pixel.
- * Every file here must be compiled with --fmad=false so that gpi_shade is not
+ * Exactness: the shading is shade.h's gpr_shade, in index order per pixel.
+ * Every file here must be compiled with --fmad=false so that gpr_shade is not
  * FMA-contracted (the CPU reference is built with -ffp-contract=off). The
  * culling tests (cull.cuh) use __fmul_rn/__fadd_rn/__fsub_rn, which are never
- * contracted, so they round exactly as gpi_shade does whatever the flags, and
+ * contracted, so they round exactly as gpr_shade does whatever the flags, and
  * the count and emit passes always agree.
  *
  * Why culling never drops a contribution: for a pixel rectangle, the test
  * takes the pixel-centre coordinate nearest the circle's centre on each axis
- * (the centre itself when inside), forms dx, dy, d2 with gpi_shade's own
+ * (the centre itself when inside), forms dx, dy, d2 with gpr_shade's own
  * operations, and keeps the circle unless d2 > r*r. Rounding is monotonic, so
- * that d2 is <= the d2 gpi_shade computes for any pixel of the rectangle.
+ * that d2 is <= the d2 gpr_shade computes for any pixel of the rectangle.
  * A bin's rectangle contains its tiles' warp bands, so its d2 is <= theirs:
  * a circle a tile's cull keeps is always in the tile's bin, whatever the
  * bin shape, and every shape draws the same image.
@@ -62,7 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-using namespace gpi_rc;
+using namespace gpr_rc;
 
 namespace {
 
@@ -104,7 +104,7 @@ static BinGrid bin_grid(int tiles_x, int tiles_y, int2 shift)
 
 /* ---- the renderer object ----------------------------------------------------- */
 
-struct gpi_cuda_renderer {
+struct gpr_cuda_renderer {
     gp_context *ctx;
     int width, height, tiles_x, tiles_y;
     int band_ty0, band_ty1; /* tile rows drawn: all, or a distributed rank's band */
@@ -123,10 +123,10 @@ struct gpi_cuda_renderer {
     BinGrid grid;        /* the scene's, chosen by set_scene */
 };
 
-static cudaStream_t stream_of(const gpi_cuda_renderer *r) { return (cudaStream_t)r->ctx->stream; }
+static cudaStream_t stream_of(const gpr_cuda_renderer *r) { return (cudaStream_t)r->ctx->stream; }
 
 
-static void free_scene(gpi_cuda_renderer *r)
+static void free_scene(gpr_cuda_renderer *r)
 {
     cudaFree(r->geom);
     cudaFree(r->colour);
@@ -138,7 +138,7 @@ static void free_scene(gpi_cuda_renderer *r)
     r->n = r->cap = 0;
 }
 
-extern "C" void gpi_cuda_renderer_destroy(gpi_cuda_renderer *r)
+extern "C" void gpr_cuda_renderer_destroy(gpr_cuda_renderer *r)
 {
     if (!r) return;
     free_scene(r);
@@ -149,17 +149,17 @@ extern "C" void gpi_cuda_renderer_destroy(gpi_cuda_renderer *r)
     free(r);
 }
 
-extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int height, int band_ty0, int band_ty1,
-                                               gpi_cuda_renderer **out)
+extern "C" gp_status gpr_cuda_renderer_create(gp_context *ctx, int width, int height, int band_ty0, int band_ty1,
+                                               gpr_cuda_renderer **out)
 {
-    gpi_cuda_renderer *r;
+    gpr_cuda_renderer *r;
     size_t bytes;
     gp_status s;
     if (!ctx || !out) return GP_ERROR_INVALID_ARGUMENT;
     if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "image size %dx%d outside 1..%d", width, height,
                          GP_RENDER_MAX_SIDE);
-    r = (gpi_cuda_renderer *)calloc(1, sizeof(*r));
+    r = (gpr_cuda_renderer *)calloc(1, sizeof(*r));
     if (!r) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "renderer allocation");
     r->ctx = ctx;
     r->width = width;
@@ -180,7 +180,7 @@ extern "C" gp_status gpi_cuda_renderer_create(gp_context *ctx, int width, int he
     if (!s) s = gpi_cuda_status(ctx, cudaMallocHost((void **)&r->host_misc, 2 * sizeof(uint64_t)), "renderer cudaMallocHost");
     if (!s && bytes) s = gpi_cuda_status(ctx, cudaMemsetAsync(r->image, 0, bytes, stream_of(r)), "renderer image clear");
     if (s) {
-        gpi_cuda_renderer_destroy(r);
+        gpr_cuda_renderer_destroy(r);
         return s;
     }
     *out = r;
@@ -214,7 +214,7 @@ static KeyForm key_form(const BinGrid &bg, uint32_t n)
  * work; a poor estimate costs speed, never exactness (every shape draws the
  * same image). GPUPRIM_CUDA_BINS=1x1|2x1|2x2|4x2|4x4 (tiles a bin) forces
  * a shape: a testing knob, the tests hold each against the reference. */
-static BinGrid choose_bins(const gpi_cuda_renderer *r, const gp_scene *scene)
+static BinGrid choose_bins(const gpr_cuda_renderer *r, const gp_scene *scene)
 {
     static const int2 shapes[] = {{0, 0}, {1, 0}, {1, 1}, {2, 1}, {2, 2}};
     static const char *const names[] = {"1x1", "2x1", "2x2", "4x2", "4x4"};
@@ -235,7 +235,7 @@ static BinGrid choose_bins(const gpi_cuda_renderer *r, const gp_scene *scene)
     for (k = 0; k < samples; ++k) {
         const size_t i = k * stride;
         int x0, x1, y0, y1;
-        gpi_circle_box(scene->position[3 * i], scene->position[3 * i + 1], scene->radius[i], r->width, r->height,
+        gpr_circle_box(scene->position[3 * i], scene->position[3 * i + 1], scene->radius[i], r->width, r->height,
                        &x0, &x1, &y0, &y1);
         y0 = y0 > r->band_py0 ? y0 : r->band_py0;
         y1 = y1 < r->band_py1 ? y1 : r->band_py1;
@@ -260,7 +260,7 @@ static BinGrid choose_bins(const gpi_cuda_renderer *r, const gp_scene *scene)
     return grids[best];
 }
 
-extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_scene *scene)
+extern "C" gp_status gpr_cuda_renderer_set_scene(gpr_cuda_renderer *r, const gp_scene *scene)
 {
     gp_context *ctx;
     cudaStream_t st;
@@ -323,7 +323,7 @@ extern "C" gp_status gpi_cuda_renderer_set_scene(gpi_cuda_renderer *r, const gp_
 /* Shade tiles: binned (list of K keys, ranges) or every circle of [c0, c1).
  * reuse: see P::kReusePairs. */
 template <typename K>
-static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, bool reuse, const K *list, const uint2 *ranges,
+static gp_status launch_tiles(gpr_cuda_renderer *r, bool binned, bool reuse, const K *list, const uint2 *ranges,
                               uint32_t c0, uint32_t c1, uint32_t cmask, bool first)
 {
     TileArgs a;
@@ -346,12 +346,12 @@ static gp_status launch_tiles(gpi_cuda_renderer *r, bool binned, bool reuse, con
     a.invW = r->invW;
     a.invH = r->invH;
     a.first = first ? 1 : 0;
-    return gpi_cuda_status(r->ctx, gpi_rc::launch_tiles<K>(a, r->snow != 0, binned, reuse, r->band_tiles, stream_of(r)),
+    return gpi_cuda_status(r->ctx, gpr_rc::launch_tiles<K>(a, r->snow != 0, binned, reuse, r->band_tiles, stream_of(r)),
                            "render tile kernel");
 }
 
 /* Unbinned: every circle of [c0, c1). */
-static gp_status launch_tiles_all(gpi_cuda_renderer *r, uint32_t c0, uint32_t c1, bool first)
+static gp_status launch_tiles_all(gpr_cuda_renderer *r, uint32_t c0, uint32_t c1, bool first)
 {
     return launch_tiles<uint32_t>(r, false, false, NULL, NULL, c0, c1, 0u, first);
 }
@@ -372,7 +372,7 @@ struct PairScratch {
 };
 
 template <typename K>
-static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, const KeyForm &f, PairScratch *ps)
+static gp_status pair_scratch(gpr_cuda_renderer *r, uint64_t pairs, const KeyForm &f, PairScratch *ps)
 {
     size_t key_bytes, off_k1, off_rg, off_tmp, total, sort_bytes = 0;
     char *ws = NULL;
@@ -396,7 +396,7 @@ static gp_status pair_scratch(gpi_cuda_renderer *r, uint64_t pairs, const KeyFor
 
 /* Bin and shade circles [c0, c1), whose pairs are [base, base + np). */
 template <typename K>
-static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint32_t c0, uint32_t c1, uint64_t base,
+static gp_status render_batch(gpr_cuda_renderer *r, const PairScratch *ps, uint32_t c0, uint32_t c1, uint64_t base,
                               uint64_t np, const KeyForm &f, bool first)
 {
     const BinGrid &bg = r->grid;
@@ -427,7 +427,7 @@ static gp_status render_batch(gpi_cuda_renderer *r, const PairScratch *ps, uint3
 
 /* 3-6 for the frame whose scan is done and whose pair total is `total`. */
 template <typename K>
-static gp_status render_binned(gpi_cuda_renderer *r, uint32_t n, uint64_t total, const KeyForm &f)
+static gp_status render_binned(gpr_cuda_renderer *r, uint32_t n, uint64_t total, const KeyForm &f)
 {
     gp_context *ctx = r->ctx;
     cudaStream_t st = stream_of(r);
@@ -484,7 +484,7 @@ static gp_status render_binned(gpi_cuda_renderer *r, uint32_t n, uint64_t total,
     return GP_SUCCESS;
 }
 
-extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
+extern "C" gp_status gpr_cuda_renderer_render(gpr_cuda_renderer *r)
 {
     gp_context *ctx;
     cudaStream_t st;
@@ -523,14 +523,14 @@ extern "C" gp_status gpi_cuda_renderer_render(gpi_cuda_renderer *r)
     return render_binned<uint64_t>(r, n, total, f);
 }
 
-extern "C" gp_status gpi_cuda_renderer_rgb8(gpi_cuda_renderer *r, unsigned char *rgb_dev)
+extern "C" gp_status gpr_cuda_renderer_rgb8(gpr_cuda_renderer *r, unsigned char *rgb_dev)
 {
     const size_t n = (size_t)r->width * (size_t)(r->band_py1 - r->band_py0);
     if (n == 0) return GP_SUCCESS;
     return gpi_cuda_status(r->ctx, launch_rgb8(r->image, n, rgb_dev, stream_of(r)), "render rgb8 kernel");
 }
 
-extern "C" gp_status gpi_cuda_renderer_read(gpi_cuda_renderer *r, float *rgba_host)
+extern "C" gp_status gpr_cuda_renderer_read(gpr_cuda_renderer *r, float *rgba_host)
 {
     cudaStream_t st;
     cudaError_t e;

@@ -8,7 +8,7 @@
 
 #include <cuda_runtime.h>
 
-namespace gpi_rc {
+namespace gpr_rc {
 
 /* set_scene: circles (the course's arrays) into packed geometry, premultiplied
  * colour and clamped pixel boxes, for the band's pixel rows [band_y0, band_y1). */
@@ -55,9 +55,9 @@ struct TileArgs {
 template <typename K>
 cudaError_t launch_tiles(const TileArgs &a, bool snow, bool binned, bool reuse, uint32_t blocks, cudaStream_t st);
 
-/* The image as 8-bit RGB (gpi_to8 per channel). */
+/* The image as 8-bit RGB (gpr_to8 per channel). */
 cudaError_t launch_rgb8(const float4 *image, size_t n, unsigned char *rgb, cudaStream_t st);
 
-} // namespace gpi_rc
+} // namespace gpr_rc
 
 #endif

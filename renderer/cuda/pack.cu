@@ -4,7 +4,7 @@
 #include "cuda/cull.cuh"
 #include "cuda/kernels.cuh"
 
-namespace gpi_rc {
+namespace gpr_rc {
 namespace {
 
 
@@ -28,12 +28,12 @@ __global__ void __launch_bounds__(P::kBinThreads)
     float r = rad[i];
     int x0, x1, y0, y1;
     bool unsafe = false;
-    gpi_circle_box(px, py, r, width, height, &x0, &x1, &y0, &y1);
+    gpr_circle_box(px, py, r, width, height, &x0, &x1, &y0, &y1);
     if (x0 < x1 && y0 < y1) {
-        if (x0 > 0 && !edge_safe(__fsub_rn(px, gpi_pixel_x(x0 - 1, invW)), r, true)) unsafe = true;
-        if (x1 < width && !edge_safe(__fsub_rn(px, gpi_pixel_x(x1, invW)), r, false)) unsafe = true;
-        if (y0 > 0 && !edge_safe(__fsub_rn(py, gpi_pixel_y(y0 - 1, invH)), r, true)) unsafe = true;
-        if (y1 < height && !edge_safe(__fsub_rn(py, gpi_pixel_y(y1, invH)), r, false)) unsafe = true;
+        if (x0 > 0 && !edge_safe(__fsub_rn(px, gpr_pixel_x(x0 - 1, invW)), r, true)) unsafe = true;
+        if (x1 < width && !edge_safe(__fsub_rn(px, gpr_pixel_x(x1, invW)), r, false)) unsafe = true;
+        if (y0 > 0 && !edge_safe(__fsub_rn(py, gpr_pixel_y(y0 - 1, invH)), r, true)) unsafe = true;
+        if (y1 < height && !edge_safe(__fsub_rn(py, gpr_pixel_y(y1, invH)), r, false)) unsafe = true;
     }
     /* Only the band's rows [band_y0, band_y1) are drawn: the box clamped to
      * them holds the same pixels of those rows, and the proof above still
@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(P::kBinThreads)
         unsafe = false;
     }
     geom[i] = make_float4(px, py, pz, r);
-    /* Colours are kept premultiplied by alpha: gpi_shade's alpha * r with
+    /* Colours are kept premultiplied by alpha: gpr_shade's alpha * r with
      * alpha = .5f, the very same rounded product, so the shading's
      * alpha*C + (1-alpha)*c becomes h + .5f*c with identical results. */
     if (col)
@@ -69,4 +69,4 @@ cudaError_t launch_pack(const float *pos, const float *rad, const float *col, ui
     return cudaGetLastError();
 }
 
-} // namespace gpi_rc
+} // namespace gpr_rc

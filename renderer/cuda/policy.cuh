@@ -9,26 +9,26 @@
 #include <stdint.h>
 #include <stddef.h>
 
-namespace gpi_rc {
+namespace gpr_rc {
 
 /* ---- tuning: every knob of the renderer ---------------------------------- */
 /* Tuning knobs for sweeps on the GPU machine (-D at build time); the
  * defaults are the measured best. */
-#ifndef GPI_RC_EMIT_COOP_MIN
-#define GPI_RC_EMIT_COOP_MIN 32
+#ifndef GPR_RC_EMIT_COOP_MIN
+#define GPR_RC_EMIT_COOP_MIN 32
 #endif
-#ifndef GPI_RC_TILE_WARPS
-#define GPI_RC_TILE_WARPS 24
+#ifndef GPR_RC_TILE_WARPS
+#define GPR_RC_TILE_WARPS 24
 #endif
-#ifndef GPI_RC_TILE_WARPS_REUSE
-#define GPI_RC_TILE_WARPS_REUSE 28
+#ifndef GPR_RC_TILE_WARPS_REUSE
+#define GPR_RC_TILE_WARPS_REUSE 28
 #endif
-#ifndef GPI_RC_WARP_CIRCLE_N
-#define GPI_RC_WARP_CIRCLE_N (1u << 15)
+#ifndef GPR_RC_WARP_CIRCLE_N
+#define GPR_RC_WARP_CIRCLE_N (1u << 15)
 #endif
 
 struct Policy {
-    static constexpr int kTile = GPI_RENDER_TILE; /* tile side, pixels (bands are whole tile rows) */
+    static constexpr int kTile = GPR_RENDER_TILE; /* tile side, pixels (bands are whole tile rows) */
     /* Bin shape (frame.cu's choose_bins): the estimated cost of a frame's
      * binning and culling, in picoseconds per pair, per list entry culled
      * and per sort pass, fitted to H200 frame times (bench/RESULTS.md,
@@ -43,7 +43,7 @@ struct Policy {
     /* Register cap for the shading kernel: 65536 / (threads * this) registers
      * per thread: 24 resident warps per SM give 85 registers (R = 8 needs
      * about 100 registers: use 16 warps, 128 registers). */
-    static constexpr int kTileWarpsPerSM = GPI_RC_TILE_WARPS;
+    static constexpr int kTileWarpsPerSM = GPR_RC_TILE_WARPS;
     static constexpr int kMinTileBlocksPerSM = kTileWarpsPerSM * 32 / kTileThreads;
     /* Binned frames whose circles each fall in at least kReusePairs tiles on
      * average (rand100k 56, biglittle 750; rand1M 6, micro2M 1.3) shade with
@@ -51,12 +51,12 @@ struct Policy {
      * then leaves ~40 KB of L1): big circles gain from the extra warps, while
      * small ones, each read by few tiles, lose more to the smaller L1
      * (measured: bench/RESULTS.md, "Renderer: emit and residency"). */
-    static constexpr int kTileWarpsPerSMReuse = GPI_RC_TILE_WARPS_REUSE;
+    static constexpr int kTileWarpsPerSMReuse = GPR_RC_TILE_WARPS_REUSE;
     static constexpr int kMinTileBlocksPerSMReuse = kTileWarpsPerSMReuse * 32 / kTileThreads;
     static constexpr uint64_t kReusePairs = 32;
     /* Non-snow shading blends with one FMA per channel (and defers the cover
      * path's alpha adds to the span's end) whenever a per-span check proves
-     * it exact (see fast_acc_ok); false: always gpi_shade's two operations. */
+     * it exact (see fast_acc_ok); false: always gpr_shade's two operations. */
     static constexpr bool kFmaBlend = true;
     /* Unroll factor of the per-circle shading loop (1: none). */
     static constexpr int kShadeUnroll = 1;
@@ -76,7 +76,7 @@ struct Policy {
      * 32 consecutive keys a store (with 2x2-tile bins, ~17 pairs a rand100k
      * circle: 32 against 16 is 1.5-2% faster, biglittle and rand10k the
      * same; bench/RESULTS.md). */
-    static constexpr uint64_t kEmitCoopMin = GPI_RC_EMIT_COOP_MIN;
+    static constexpr uint64_t kEmitCoopMin = GPR_RC_EMIT_COOP_MIN;
     /* Sort keys are (tile << cbits) | (circle - batch first). When the tile
      * bits plus the circle bits (of the scene's n) fit in 32, the keys are
      * 32-bit and the radix sort looks only at bits [cbits, cbits + tbits):
@@ -88,7 +88,7 @@ struct Policy {
      * whole warp per circle (a lane per tile row): few circles, so one thread
      * per circle leaves the GPU nearly idle while each thread walks up to
      * 32+ rows of a big circle. 0 disables. */
-    static constexpr uint32_t kWarpCircleN = GPI_RC_WARP_CIRCLE_N;
+    static constexpr uint32_t kWarpCircleN = GPR_RC_WARP_CIRCLE_N;
     /* Most pairs binned at once: bounds the pair scratch (2 x 8 GB of
      * 64-bit keys); larger frames are drawn in circle batches. */
     static constexpr uint64_t kPairCap = (uint64_t)1 << 30;
@@ -114,6 +114,6 @@ constexpr uint32_t kUnsafe = 0x80000000u;
 static_assert(P::kWarps <= kCoverShift, "hit and cover masks must not overlap");
 
 
-} // namespace gpi_rc
+} // namespace gpr_rc
 
 #endif

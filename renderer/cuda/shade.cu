@@ -1,15 +1,15 @@
 /* shade.cu - the tile kernels: one block per 16x16 tile, the tile's
- * circles culled per chunk in draw order and blended with gpi_shade's own
+ * circles culled per chunk in draw order and blended with gpr_shade's own
  * operations (or a proven-equal FMA), each pixel written once. */
 #include "cuda/cull.cuh"
 #include "cuda/kernels.cuh"
 
-namespace gpi_rc {
+namespace gpr_rc {
 namespace {
 
 
 /* ---- ordinary (non-snow) blending ---------------------------------------------
- * gpi_shade with alpha = .5f does, per channel, c = fl(fl(.5f*C) + fl(.5f*c))
+ * gpr_shade with alpha = .5f does, per channel, c = fl(fl(.5f*C) + fl(.5f*c))
  * (1 - .5f is .5f exactly) and a = fl(a + .5f). pack_kernel stores
  * h = fl(.5f*C), so the exact blend fl(h + fl(.5f*c)) is the reference's own
  * operations (float addition is commutative).
@@ -40,7 +40,7 @@ constexpr float kFastMaxA = 4194304.f;                 /* 2^22 */
 constexpr uint32_t kFastSpan = 64;                     /* blends per check */
 
 template <int R>
-__device__ __forceinline__ bool fast_acc_ok(const gpi_rgba (&acc)[R])
+__device__ __forceinline__ bool fast_acc_ok(const gpr_rgba (&acc)[R])
 {
     bool ok = true;
 #pragma unroll
@@ -54,7 +54,7 @@ __device__ __forceinline__ bool fast_acc_ok(const gpi_rgba (&acc)[R])
 
 /* c = alpha*C + (1-alpha)*c on r, g, b, as argued above. */
 template <bool FAST>
-__device__ __forceinline__ void blend_rgb(gpi_rgba &c, const float4 &h)
+__device__ __forceinline__ void blend_rgb(gpr_rgba &c, const float4 &h)
 {
     if (FAST) {
         c.r = __fmaf_rn(.5f, c.r, h.x);
@@ -71,7 +71,7 @@ __device__ __forceinline__ void blend_rgb(gpi_rgba &c, const float4 &h)
  * list order. sg[k] = (x, y, r*r, flags as bits), sh[k] = .5 * colour. The
  * flag tests are uniform across the warp. */
 template <bool FAST, int R>
-__device__ __forceinline__ void shade_plain_chunk(gpi_rgba (&acc)[R], const float4 *sg, const float4 *sh,
+__device__ __forceinline__ void shade_plain_chunk(gpr_rgba (&acc)[R], const float4 *sg, const float4 *sh,
                                                   const uint2 *sb, uint32_t total, uint32_t mybit,
                                                   uint32_t mycover, float cx, const float (&cy)[R], int i, int j0)
 {
@@ -92,7 +92,7 @@ __device__ __forceinline__ void shade_plain_chunk(gpi_rgba (&acc)[R], const floa
                 if (!FAST) acc[r].a = __fadd_rn(acc[r].a, .5f);
             }
         } else {
-            /* gpi_shade's test: dx = px - cx, d2 = dx*dx + dy*dy, skip when
+            /* gpr_shade's test: dx = px - cx, d2 = dx*dx + dy*dy, skip when
              * d2 > r*r (so a NaN d2 shades, as there). */
             const float dx = __fsub_rn(q.x, cx);
             const float dx2 = __fmul_rn(dx, dx);
@@ -149,23 +149,23 @@ __device__ __forceinline__ void tile_slice(const TileArgs &a, int tx, int ty, ui
 /* Pixel (i, j)'s colour before this launch: the image (a later batch) or the
  * background. */
 template <bool SNOW>
-__device__ __forceinline__ gpi_rgba start_pixel(const TileArgs &a, int i, int j, bool in_x)
+__device__ __forceinline__ gpr_rgba start_pixel(const TileArgs &a, int i, int j, bool in_x)
 {
     if (!a.first && in_x && j < a.height) {
         const float4 v = a.image[(size_t)(j - a.row0) * (size_t)a.width + (size_t)i];
-        gpi_rgba c;
+        gpr_rgba c;
         c.r = v.x;
         c.g = v.y;
         c.b = v.z;
         c.a = v.w;
         return c;
     }
-    return gpi_background(SNOW ? 1 : 0, j, a.height);
+    return gpr_background(SNOW ? 1 : 0, j, a.height);
 }
 
 /* Write a thread's column of R pixels (those inside the image). */
 template <int R>
-__device__ __forceinline__ void store_pixels(const TileArgs &a, int i, int j0, bool in_x, const gpi_rgba (&acc)[R])
+__device__ __forceinline__ void store_pixels(const TileArgs &a, int i, int j0, bool in_x, const gpr_rgba (&acc)[R])
 {
     if (!in_x) return;
 #pragma unroll
@@ -205,13 +205,13 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
     if (!a.first && count == 0) return; /* whole block: nothing to add */
 
     const bool in_x = i < a.width;
-    const float cx = gpi_pixel_x(i, a.invW);
+    const float cx = gpr_pixel_x(i, a.invW);
     float cy[R];
-    gpi_rgba acc[R];
+    gpr_rgba acc[R];
 #pragma unroll
     for (int k = 0; k < R; ++k) {
         const int j = j0 + k;
-        cy[k] = gpi_pixel_y(j, a.invH);
+        cy[k] = gpr_pixel_y(j, a.invH);
         acc[k] = start_pixel<SNOW>(a, i, j, in_x);
     }
 
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
                 s_geom[buf][off] = g;
                 s_flags[buf][off] = flags;
             } else {
-                /* r*r as gpi_shade's maxd2 = rad * rad. */
+                /* r*r as gpr_shade's maxd2 = rad * rad. */
                 s_geom[buf][off] = make_float4(g.x, g.y, __fmul_rn(g.w, g.w), __uint_as_float(flags));
                 s_col[buf][off] = c;
             }
@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
                 if (!(f & kUnsafe)) {
 #pragma unroll
                     for (int r = 0; r < R; ++r)
-                        gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, 0.f, 0.f, 0.f, 1);
+                        gpr_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, 0.f, 0.f, 0.f, 1);
                 } else {
                     /* Rare (huge coordinates): the reference's box limit, per pixel. */
                     const Box b = unpack_box(s_box[buf][k]);
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
 #pragma unroll
                     for (int r = 0; r < R; ++r)
                         if (bx_in && j0 + r >= b.y0 && j0 + r < b.y1)
-                            gpi_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, 0.f, 0.f, 0.f, 1);
+                            gpr_shade(&acc[r], cx, cy[r], q.x, q.y, q.z, q.w, 0.f, 0.f, 0.f, 1);
                 }
             }
         } else {
@@ -350,9 +350,9 @@ __global__ void __launch_bounds__(P::kTileThreads, P::kMinTileBlocksPerSM) tile_
  *     are double-buffered, so the next chunk's staging cannot overwrite one
  *     that a slower warp still reads);
  *   - stages per entry fl(dy*dy) for each of the band's 8 rows, computed
- *     once by the staging thread with gpi_shade's operations (dy = py - cy,
+ *     once by the staging thread with gpr_shade's operations (dy = py - cy,
  *     then dy*dy: the same rounded values), so a pixel's test is one add
- *     fl(dx2 + dy2) and the compare, as in gpi_shade;
+ *     fl(dx2 + dy2) and the compare, as in gpr_shade;
  *   - picks per band and chunk (warp-uniform) one of three loops: lean (no
  *     flag tests at all: cover circles are tested per pixel, which gives the
  *     same result since every pixel passes), cover-aware (when at least
@@ -399,7 +399,7 @@ struct BandList {
  * of half h of the band). MODE 0: test every pixel; 1: cover circles
  * without tests; 2: also the unsafe circles' per-pixel box check. */
 template <bool FAST, int MODE>
-__device__ __forceinline__ void shade_band(gpi_rgba (&acc)[4], float &acov, const BandList &l, uint32_t k0,
+__device__ __forceinline__ void shade_band(gpr_rgba (&acc)[4], float &acov, const BandList &l, uint32_t k0,
                                            uint32_t k1, const uint2 *sbox, int h, float cx, int i, int j0)
 {
 #pragma unroll(P::kBandUnroll)
@@ -420,7 +420,7 @@ __device__ __forceinline__ void shade_band(gpi_rgba (&acc)[4], float &acov, cons
         }
         const float4 d = l.dy[k][h];
         const float dy2[4] = {d.x, d.y, d.z, d.w};
-        /* gpi_shade: dx = px - cx, d2 = dx*dx + dy*dy, skip when d2 > r*r. */
+        /* gpr_shade: dx = px - cx, d2 = dx*dx + dy*dy, skip when d2 > r*r. */
         const float dx = __fsub_rn(c.w, cx);
         const float dx2 = __fmul_rn(dx, dx);
         if (MODE == 2 && (f & kUnsafe)) {
@@ -448,7 +448,7 @@ __device__ __forceinline__ void shade_band(gpi_rgba (&acc)[4], float &acov, cons
 
 /* The band's list: segment w is list[32*w, 32*w + cnt[w]). */
 template <bool FAST, int MODE>
-__device__ __forceinline__ void shade_band_lists(gpi_rgba (&acc)[4], const BandList &l, const uint2 *sbox,
+__device__ __forceinline__ void shade_band_lists(gpr_rgba (&acc)[4], const BandList &l, const uint2 *sbox,
                                                  const uint32_t (&cnt)[P::kWarps], int h, float cx, int i, int j0)
 {
     float acov = 0.f; /* FAST: the cover loop's deferred alpha */
@@ -489,12 +489,12 @@ __global__ void __launch_bounds__(P::kTileThreads, MIN_BLOCKS) tile_kernel_bands
     if (!a.first && count == 0) return; /* whole block: nothing to add */
 
     const bool in_x = i < a.width;
-    const float cx = gpi_pixel_x(i, a.invW);
-    gpi_rgba acc[R];
+    const float cx = gpr_pixel_x(i, a.invW);
+    gpr_rgba acc[R];
 #pragma unroll
     for (int k = 0; k < R; ++k) acc[k] = start_pixel<false>(a, i, j0 + k, in_x);
     const int tile_x0 = tx * T, tile_y0 = ty * T;
-    if (t < T) s_rowy[t] = gpi_pixel_y(tile_y0 + t, a.invH);
+    if (t < T) s_rowy[t] = gpr_pixel_y(tile_y0 + t, a.invH);
     __syncthreads();
 
     /* Software pipeline, as in tile_kernel. */
@@ -541,7 +541,7 @@ __global__ void __launch_bounds__(P::kTileThreads, MIN_BLOCKS) tile_kernel_bands
         const bool col_ok = !hit || (c.x >= 0.f && c.y >= 0.f && c.z >= 0.f); /* h >= 0; NaN fails */
         const bool all_col_ok = __all_sync(kFull, col_ok);
         const bool any_unsafe = __any_sync(kFull, hit && unsafe);
-        const float rr = __fmul_rn(g.w, g.w); /* gpi_shade's maxd2 = rad * rad */
+        const float rr = __fmul_rn(g.w, g.w); /* gpr_shade's maxd2 = rad * rad */
         const uint32_t mflags = (unsafe ? kUnsafe : 0u) | (uint32_t)t;
 #pragma unroll
         for (int w = 0; w < NW; ++w) {
@@ -644,9 +644,9 @@ __global__ void rgb8_kernel(const float4 *image, size_t n, unsigned char *rgb)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         const float4 v = image[i];
-        rgb[3 * i] = gpi_to8(v.x);
-        rgb[3 * i + 1] = gpi_to8(v.y);
-        rgb[3 * i + 2] = gpi_to8(v.z);
+        rgb[3 * i] = gpr_to8(v.x);
+        rgb[3 * i + 1] = gpr_to8(v.y);
+        rgb[3 * i + 2] = gpr_to8(v.z);
     }
 }
 } // namespace
@@ -657,4 +657,4 @@ cudaError_t launch_rgb8(const float4 *image, size_t n, unsigned char *rgb, cudaS
     return cudaGetLastError();
 }
 
-} // namespace gpi_rc
+} // namespace gpr_rc

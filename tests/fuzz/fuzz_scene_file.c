@@ -83,15 +83,15 @@ static void render_both(const gp_scene *s, int w, int h)
 {
     size_t n = (size_t)w * (size_t)h * 4;
     float *ref = (float *)malloc(n * sizeof(float)), *img = (float *)malloc(n * sizeof(float));
-    gpi_cpu_renderer *r = NULL;
+    gpr_cpu_renderer *r = NULL;
     CHECK(ref && img);
     CHECK(gp_render_reference(s, w, h, ref) == GP_SUCCESS);
-    CHECK(gpi_cpu_renderer_create(w, h, &r) == GP_SUCCESS);
-    CHECK(gpi_cpu_renderer_set_scene(r, s) == GP_SUCCESS);
-    CHECK(gpi_cpu_renderer_render(r, 1) == GP_SUCCESS);
-    CHECK(gpi_cpu_renderer_read(r, img) == GP_SUCCESS);
+    CHECK(gpr_cpu_renderer_create(w, h, &r) == GP_SUCCESS);
+    CHECK(gpr_cpu_renderer_set_scene(r, s) == GP_SUCCESS);
+    CHECK(gpr_cpu_renderer_render(r, 1) == GP_SUCCESS);
+    CHECK(gpr_cpu_renderer_read(r, img) == GP_SUCCESS);
     same_images(ref, img, n);
-    gpi_cpu_renderer_destroy(r);
+    gpr_cpu_renderer_destroy(r);
     free(ref);
     free(img);
 }

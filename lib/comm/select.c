@@ -4,7 +4,7 @@
  * before anything is written (which also give the global index base), and
  * the result counts after (which give offsets and totals). No element
  * crosses a link, so these scale with the ranks' own bandwidth. */
-#include "dist_internal.h"
+#include "comm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

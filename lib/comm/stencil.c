@@ -13,7 +13,7 @@
  * 3-row runs on the communicator's side stream, beside the shard's run.
  * So the whole shard is read once and written once, plus six rows: the
  * result is gp_stencil_2d's bit for bit. */
-#include "dist_internal.h"
+#include "comm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

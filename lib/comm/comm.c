@@ -1,7 +1,7 @@
 /* dist/comm.c - communicators: creation, the exchanges every distributed
  * call is built from (dispatched to the NCCL or the host-memory transport),
  * and gp_comm_run. */
-#include "dist_internal.h"
+#include "comm_internal.h"
 
 #include <cuda_runtime_api.h>
 #include <pthread.h>

@@ -1,10 +1,10 @@
-/* dist_internal.h - what the distributed files share: the communicator's
+/* comm_internal.h - what the distributed files share: the communicator's
  * layout and the few exchanges every distributed primitive is built from.
  * Never installed. Two transports sit behind the same calls: NCCL for CUDA
  * contexts (nccl.c), and a hub in host memory for CPU ranks of one process
  * (hub.c). */
-#ifndef GPUPRIM_DIST_INTERNAL_H
-#define GPUPRIM_DIST_INTERNAL_H
+#ifndef GPUPRIM_COMM_INTERNAL_H
+#define GPUPRIM_COMM_INTERNAL_H
 
 #include "internal.h"
 

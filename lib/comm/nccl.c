@@ -5,7 +5,7 @@
  * and stream work is waited for by polling cudaStreamQuery, both against
  * the communicator's deadline; past it, ncclCommAbort ends the
  * communicator instead of a hang. */
-#include "dist_internal.h"
+#include "comm_internal.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>

@@ -5,7 +5,7 @@
  * combines those of the ranks before this one into a seed and scans its
  * shard from it (gpi_*_scan_seeded). A shard is read twice and written
  * once, against once and once on one GPU: the 2p/3 bound of DESIGN.md 5a. */
-#include "dist_internal.h"
+#include "comm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

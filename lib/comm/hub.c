@@ -3,7 +3,7 @@
  * needs straight from its peers' memory, and all meet again before anyone
  * may reuse its buffers. A rank that does not arrive within the timeout
  * breaks the hub: every waiting and later call fails instead of hanging. */
-#include "dist_internal.h"
+#include "comm_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
