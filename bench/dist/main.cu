@@ -19,273 +19,20 @@
  * against timing a broken run. Inputs are random (an index hash), never 0.
  * Set NCCL_NVLS_ENABLE=0 on machines whose GPUs others share.
  */
-#include <cuda_runtime.h>
 #include <nccl.h>
 
-#include "gpuprim/dist.h"
-#include "gpuprim/gpuprim.h"
-#include "gpuprim/render.h"
+#include "world.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cerrno>
-#include <cstdarg>
-#include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <pthread.h>
 #include <string>
 #include <vector>
 
-[[noreturn]] static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fprintf(stderr, "bench_dist: FATAL: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
-#define CUDA(x)                                                                                       \
-    do {                                                                                              \
-        cudaError_t e_ = (x);                                                                         \
-        if (e_ != cudaSuccess) die("%s:%d %s -> %s", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-    } while (0)
 #define NCCL(x)                                                                                       \
     do {                                                                                              \
         ncclResult_t r_ = (x);                                                                        \
         if (r_ != ncclSuccess) die("%s:%d %s -> %s", __FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
     } while (0)
-
-static void gp_ok(gp_status s, gp_context *ctx, const char *what)
-{
-    if (s != GP_SUCCESS) die("%s -> %s [%s]", what, gp_status_string(s), gp_context_last_error(ctx));
-}
-
-static double now_ms()
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-__global__ void fill_u32(uint32_t *p, size_t n, uint32_t salt, uint32_t mod)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t z = (i + salt) * 0x9e3779b97f4a7c15ULL;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z ^= z >> 31;
-        p[i] = (uint32_t)z % mod + (mod == 0xffffffffu ? 0 : 1);
-    }
-}
-
-__global__ void fill_u8(uint8_t *p, size_t n, uint32_t salt)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t z = (i + salt) * 0x9e3779b97f4a7c15ULL;
-        z = (z ^ (z >> 29)) * 0xbf58476d1ce4e5b9ULL;
-        p[i] = (uint8_t)((z >> 40) & 1);
-    }
-}
-
-__global__ void fill_f32(float *p, size_t n, uint32_t salt)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t z = (i + salt) * 0x9e3779b97f4a7c15ULL;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        p[i] = (float)((z >> 33) % 2001) * 0.001f - 1.f;
-    }
-}
-
-enum Fill { INTS, FLAGS, FLOATS };
-
-static void fill(void *p, size_t bytes, uint32_t salt, Fill kind)
-{
-    if (kind == FLAGS) fill_u8<<<4096, 256>>>((uint8_t *)p, bytes, salt);
-    else if (kind == FLOATS) fill_f32<<<4096, 256>>>((float *)p, bytes / 4, salt);
-    else fill_u32<<<4096, 256>>>((uint32_t *)p, bytes / 4, salt, 1000);
-    CUDA(cudaGetLastError());
-    CUDA(cudaDeviceSynchronize());
-}
-
-/* ---- the world: p ranks, each with a context, communicator, buffers -------------- */
-enum Work { REDUCE, SCAN, COMPACT, LAPLACIAN, RENDER, RENDER_GATHER };
-/* RENDER_GATHER: the bands gathered into a buffer on rank 0's GPU (where
- * the one-GPU frame also is); bringing either to the host costs the same. */
-static const char *work_name[] = {"reduce int32", "scan int32 (excl. sum)", "compact int32 (u8 flags 50%)",
-                                  "Laplacian f32 (periodic)", "renderer", "renderer + gather"};
-
-struct World {
-    int p = 0;
-    gp_context *ctx[8] = {};
-    gp_comm *comm[8] = {};
-    pthread_barrier_t bar;
-    /* per rank */
-    void *in[8] = {}, *out[8] = {}, *flags[8] = {};
-    size_t n[8] = {};   /* elements, or rows for the Laplacian */
-    size_t cols = 0;
-    gp_dist_renderer *dr[8] = {};
-    gp_renderer *single = nullptr;
-    std::vector<unsigned char> rgb;
-    void *frame = nullptr; /* rank 0's gathered frame (device) */
-    cudaStream_t stream[8] = {};
-    /* the run */
-    Work work = REDUCE;
-    int warm = 2, iters = 10;
-    bool warming = true; /* set by rank 0 between barriers during warm-up */
-    std::vector<double> samples;
-    int64_t result[8] = {};
-};
-
-static void run_op(World &w, int r)
-{
-    gp_context *ctx = w.ctx[r];
-    size_t cnt;
-    gp_dist_count dc;
-    static const gp_stencil5 lap = {-4, 1, 1, 1, 1};
-    const bool one = w.p == 1;
-    switch (w.work) {
-    case REDUCE:
-        gp_ok(one ? gp_reduce(ctx, GP_INT32, GP_OP_SUM, w.in[r], w.n[r], &w.result[r])
-                  : gp_dist_reduce(w.comm[r], GP_INT32, GP_OP_SUM, w.in[r], w.n[r], &w.result[r]),
-              ctx, "reduce");
-        break;
-    case SCAN:
-        gp_ok(one ? gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, w.in[r], w.out[r], w.n[r])
-                  : gp_dist_scan(w.comm[r], GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, w.in[r], w.out[r], w.n[r]),
-              ctx, "scan");
-        break;
-    case COMPACT:
-        gp_ok(one ? gp_compact(ctx, GP_INT32, w.in[r], w.flags[r], GP_UINT8_FLAGS, w.out[r], w.n[r], &cnt)
-                  : gp_dist_compact(w.comm[r], GP_INT32, w.in[r], w.flags[r], GP_UINT8_FLAGS, w.out[r], w.n[r], &dc),
-              ctx, "compact");
-        w.result[r] = one ? (int64_t)cnt : (int64_t)dc.total;
-        break;
-    case LAPLACIAN:
-        gp_ok(one ? gp_stencil_2d(ctx, GP_FLOAT32, &lap, GP_BOUNDARY_PERIODIC, w.in[r], w.out[r], w.n[r], w.cols)
-                  : gp_dist_stencil_2d(w.comm[r], GP_FLOAT32, &lap, GP_BOUNDARY_PERIODIC, w.in[r], w.out[r], w.n[r],
-                                       w.cols),
-              ctx, "laplacian");
-        break;
-    case RENDER:
-    case RENDER_GATHER:
-        if (one) {
-            gp_ok(gp_renderer_render(w.single), ctx, "render");
-        } else {
-            gp_ok(gp_dist_renderer_render(w.dr[r]), ctx, "dist render");
-            if (w.work == RENDER_GATHER)
-                gp_ok(gp_dist_renderer_gather(w.dr[r], 0, r == 0 ? (unsigned char *)w.frame : nullptr), ctx, "gather");
-        }
-        break;
-    }
-    gp_ok(gp_context_synchronize(ctx), ctx, "synchronize");
-}
-
-/* Warm-up: w.warm calls and at least kSettleMs. After large cudaFree calls
- * (the previous row's buffers: up to 16 GiB here) kernels run ~11% slower
- * for ~2 ms per GiB freed (bench/RESULTS.md, eleventh session); without
- * this the 1-GPU and p-GPU rows would each lose a different share of their
- * samples to it. Rank 0 decides when warm-up ends; the barrier publishes it. */
-static const double kSettleMs = 100.0;
-
-static gp_status rank_main(gp_comm *c, void *arg)
-{
-    World &w = *(World *)arg;
-    int r = 0;
-    gp_comm_rank(c, &r);
-    const double w0 = now_ms();
-    for (int it = 0;; it++) {
-        pthread_barrier_wait(&w.bar);
-        run_op(w, r);
-        pthread_barrier_wait(&w.bar);
-        if (r == 0) w.warming = it + 1 < w.warm || now_ms() - w0 < kSettleMs;
-        pthread_barrier_wait(&w.bar);
-        if (!w.warming) break;
-    }
-    for (int it = 0; it < w.iters; it++) {
-        double t0 = 0;
-        pthread_barrier_wait(&w.bar);
-        if (r == 0) t0 = now_ms();
-        run_op(w, r);
-        pthread_barrier_wait(&w.bar);
-        if (r == 0) w.samples.push_back(now_ms() - t0);
-    }
-    return GP_SUCCESS;
-}
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-
-static double timed(World &w, Work work, int iters)
-{
-    w.work = work;
-    w.iters = iters;
-    w.samples.clear();
-    if (w.p == 1) {
-        rank_main(nullptr, &w);
-    } else {
-        gp_ok(gp_comm_run(w.comm, w.p, rank_main, &w), w.ctx[0], "gp_comm_run");
-    }
-    return median(w.samples);
-}
-
-static void open_world(World &w, int p)
-{
-    w.p = p;
-    for (int r = 0; r < p; r++) {
-        gp_status s = gp_context_create(&w.ctx[r], GP_BACKEND_CUDA, r);
-        if (s) die("gp_context_create(%d): %s", r, gp_status_string(s));
-        /* as bench_prims: each context on its own non-blocking stream */
-        CUDA(cudaSetDevice(r));
-        CUDA(cudaStreamCreateWithFlags(&w.stream[r], cudaStreamNonBlocking));
-        gp_ok(gp_context_set_stream(w.ctx[r], w.stream[r]), w.ctx[r], "set_stream");
-    }
-    if (p > 1) gp_ok(gp_comm_init_all(w.comm, w.ctx, p, 0), w.ctx[0], "gp_comm_init_all");
-    pthread_barrier_init(&w.bar, nullptr, (unsigned)p);
-}
-
-static void close_world(World &w)
-{
-    for (int r = 0; r < w.p; r++) gp_comm_destroy(w.comm[r]);
-    for (int r = 0; r < w.p; r++) gp_context_destroy(w.ctx[r]);
-    for (int r = 0; r < w.p; r++) {
-        CUDA(cudaSetDevice(r));
-        CUDA(cudaStreamDestroy(w.stream[r]));
-    }
-    pthread_barrier_destroy(&w.bar);
-}
-
-static void free_bufs(World &w)
-{
-    for (int r = 0; r < w.p; r++) {
-        CUDA(cudaSetDevice(r));
-        if (w.in[r]) CUDA(cudaFree(w.in[r]));
-        if (w.out[r]) CUDA(cudaFree(w.out[r]));
-        if (w.flags[r]) CUDA(cudaFree(w.flags[r]));
-        w.in[r] = w.out[r] = w.flags[r] = nullptr;
-    }
-}
-
-/* Shards of `total` elements (rows) of es bytes: in, out, and flags if asked. */
-static void alloc_shards(World &w, size_t total, size_t es, bool with_out, bool with_flags)
-{
-    for (int r = 0; r < w.p; r++) {
-        size_t lo = total * r / w.p, hi = total * (r + 1) / w.p;
-        w.n[r] = hi - lo;
-        CUDA(cudaSetDevice(r));
-        CUDA(cudaMalloc(&w.in[r], w.n[r] * es));
-        fill(w.in[r], w.n[r] * es, (uint32_t)lo, w.cols ? FLOATS : INTS);
-        if (with_out) CUDA(cudaMalloc(&w.out[r], w.n[r] * es));
-        if (with_flags) {
-            CUDA(cudaMalloc(&w.flags[r], w.n[r]));
-            fill(w.flags[r], w.n[r], (uint32_t)lo, FLAGS);
-        }
-    }
-}
 
 /* ---- NCCL's own bandwidth, the link ceiling ------------------------------------------ */
 struct NcclBw {
@@ -302,10 +49,10 @@ static NcclBw nccl_bandwidth(int p, size_t bytes)
     for (int r = 0; r < p; r++) devs[r] = r;
     NCCL(ncclCommInitAll(comms.data(), p, devs.data()));
     for (int r = 0; r < p; r++) {
-        CUDA(cudaSetDevice(r));
-        CUDA(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
-        CUDA(cudaMalloc(&a[r], bytes));
-        CUDA(cudaMalloc(&b[r], bytes * p));
+        CK(cudaSetDevice(r));
+        CK(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
+        CK(cudaMalloc(&a[r], bytes));
+        CK(cudaMalloc(&b[r], bytes * p));
         fill(a[r], bytes, r, FLOATS);
     }
     for (int kind = 0; kind < 2; kind++) {
@@ -319,21 +66,21 @@ static NcclBw nccl_bandwidth(int p, size_t bytes)
             }
             NCCL(ncclGroupEnd());
             for (int r = 0; r < p; r++) {
-                CUDA(cudaSetDevice(r));
-                CUDA(cudaStreamSynchronize(st[r]));
+                CK(cudaSetDevice(r));
+                CK(cudaStreamSynchronize(st[r]));
             }
             if (it >= 5) s.push_back(now_ms() - t0);
         }
-        double ms = median(s);
+        double ms = median_of(s);
         /* nccl-tests' bus bandwidth: all-reduce 2(p-1)/p, all-gather (p-1)/p of the total size */
         if (kind == 0) out.allreduce_ms = ms, out.allreduce_busbw = bytes * 2.0 * (p - 1) / p / ms / 1e6;
         else out.allgather_ms = ms, out.allgather_busbw = bytes * 1.0 * (p - 1) / p / ms / 1e6;
     }
     for (int r = 0; r < p; r++) {
-        CUDA(cudaSetDevice(r));
-        CUDA(cudaFree(a[r]));
-        CUDA(cudaFree(b[r]));
-        CUDA(cudaStreamDestroy(st[r]));
+        CK(cudaSetDevice(r));
+        CK(cudaFree(a[r]));
+        CK(cudaFree(b[r]));
+        CK(cudaStreamDestroy(st[r]));
         ncclCommDestroy(comms[r]);
     }
     return out;
@@ -373,17 +120,17 @@ static void run_primitives(int p, bool quick, bool weak, std::vector<Row> &rows)
         std::vector<float> grid1;
         if (lap && !weak) {
             grid1.resize(n1 * side);
-            CUDA(cudaSetDevice(0));
-            CUDA(cudaMemcpy(grid1.data(), w1.out[0], grid1.size() * 4, cudaMemcpyDeviceToHost));
+            CK(cudaSetDevice(0));
+            CK(cudaMemcpy(grid1.data(), w1.out[0], grid1.size() * 4, cudaMemcpyDeviceToHost));
         }
         free_bufs(w1);
         /* p GPUs */
         if (lap) {
             for (int r = 0; r < p; r++) {
                 size_t lo = n_all * r / p, hi = n_all * (r + 1) / p;
-                CUDA(cudaSetDevice(r));
-                CUDA(cudaMalloc(&wp.in[r], (hi - lo) * side * 4));
-                CUDA(cudaMalloc(&wp.out[r], (hi - lo) * side * 4));
+                CK(cudaSetDevice(r));
+                CK(cudaMalloc(&wp.in[r], (hi - lo) * side * 4));
+                CK(cudaMalloc(&wp.out[r], (hi - lo) * side * 4));
                 fill(wp.in[r], (hi - lo) * side * 4, (uint32_t)(lo * side), FLOATS);
                 wp.n[r] = hi - lo;
             }
@@ -396,8 +143,8 @@ static void run_primitives(int p, bool quick, bool weak, std::vector<Row> &rows)
             std::vector<float> part;
             for (int r = 0; r < p; r++) {
                 part.resize(wp.n[r] * side);
-                CUDA(cudaSetDevice(r));
-                CUDA(cudaMemcpy(part.data(), wp.out[r], part.size() * 4, cudaMemcpyDeviceToHost));
+                CK(cudaSetDevice(r));
+                CK(cudaMemcpy(part.data(), wp.out[r], part.size() * 4, cudaMemcpyDeviceToHost));
                 if (memcmp(part.data(), grid1.data() + row * side, part.size() * 4) != 0)
                     die("Laplacian: rank %d's rows differ from the one-GPU grid", r);
                 row += wp.n[r];
@@ -431,8 +178,8 @@ static void run_renderer(int p, bool quick, std::vector<Row> &rows)
     open_world(w1, 1);
     open_world(wp, p);
     wp.rgb.resize((size_t)side * side * 3);
-    CUDA(cudaSetDevice(0));
-    CUDA(cudaMalloc(&wp.frame, (size_t)side * side * 3));
+    CK(cudaSetDevice(0));
+    CK(cudaMalloc(&wp.frame, (size_t)side * side * 3));
     for (const char *name : scenes) {
         gp_scene *scene = nullptr;
         gp_ok(gp_scene_create(&scene, name, 0), w1.ctx[0], "scene");
@@ -452,8 +199,8 @@ static void run_renderer(int p, bool quick, std::vector<Row> &rows)
         }
         double tp = timed(wp, RENDER, 5);
         double tg = timed(wp, RENDER_GATHER, 5);
-        CUDA(cudaSetDevice(0));
-        CUDA(cudaMemcpy(wp.rgb.data(), wp.frame, wp.rgb.size(), cudaMemcpyDeviceToHost));
+        CK(cudaSetDevice(0));
+        CK(cudaMemcpy(wp.rgb.data(), wp.frame, wp.rgb.size(), cudaMemcpyDeviceToHost));
         bool same = memcmp(wp.rgb.data(), ref.data(), ref.size()) == 0;
         for (int r = 0; r < p; r++) gp_dist_renderer_destroy(wp.dr[r]);
         gp_scene_destroy(scene);
@@ -466,8 +213,8 @@ static void run_renderer(int p, bool quick, std::vector<Row> &rows)
         if (!same) die("the gathered %s frame differs from the one-GPU frame", name);
         fflush(stdout);
     }
-    CUDA(cudaSetDevice(0));
-    CUDA(cudaFree(wp.frame));
+    CK(cudaSetDevice(0));
+    CK(cudaFree(wp.frame));
     close_world(w1);
     close_world(wp);
 }
@@ -486,9 +233,9 @@ static void run_latency(int p)
     w.cols = 32768;
     for (int r = 0; r < p; r++) {
         w.n[r] = 2;
-        CUDA(cudaSetDevice(r));
-        CUDA(cudaMalloc(&w.in[r], 2 * w.cols * 4));
-        CUDA(cudaMalloc(&w.out[r], 2 * w.cols * 4));
+        CK(cudaSetDevice(r));
+        CK(cudaMalloc(&w.in[r], 2 * w.cols * 4));
+        CK(cudaMalloc(&w.out[r], 2 * w.cols * 4));
         fill(w.in[r], 2 * w.cols * 4, r, FLOATS);
     }
     double t1 = timed(w, LAPLACIAN, 200);
@@ -499,22 +246,28 @@ static void run_latency(int p)
     fflush(stdout);
 }
 
+static const char kUsage[] = "usage: bench_dist [--ranks P] [--quick] [--csv FILE]";
+
 int main(int argc, char **argv)
 {
-    int ndev = 0, p = 0;
+    set_program_name("bench_dist");
+    int p = 0;
     bool quick = false;
     const char *csv = nullptr;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ranks") && i + 1 < argc) p = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-        else die("usage: bench_dist [--ranks P] [--quick] [--csv FILE]");
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("%s\n", kUsage);
+            return 0;
+        } else die("%s", kUsage);
     }
-    CUDA(cudaGetDeviceCount(&ndev));
+    const int ndev = require_gpus(1);
     if (p == 0) p = ndev;
     if (p < 2 || p > ndev || p > 8) die("needs 2..8 GPUs (found %d, asked %d)", ndev, p);
     cudaDeviceProp prop;
-    CUDA(cudaGetDeviceProperties(&prop, 0));
+    CK(cudaGetDeviceProperties(&prop, 0));
     int nv = 0;
     ncclGetVersion(&nv);
     printf("bench_dist: %d x %s, NCCL %d, NCCL_NVLS_ENABLE=%s\n", p, prop.name, nv,
@@ -543,17 +296,11 @@ int main(int argc, char **argv)
         printf("| %s | %s | %.3f | %.3f | %.1f%% |\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp,
                100.0 * r.t1 / r.tp);
     if (csv) {
-        /* to FILE.partial, renamed over FILE once whole: an earlier FILE
-         * stays as it was if anything fails */
-        const std::string tmp = std::string(csv) + ".partial";
-        FILE *f = fopen(tmp.c_str(), "w");
-        if (!f) die("cannot write %s: %s", tmp.c_str(), strerror(errno));
-        fprintf(f, "scaling,work,size,t1_ms,tp_ms,ranks\n");
-        for (const Row &r : strong) fprintf(f, "strong,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
-        for (const Row &r : weak) fprintf(f, "weak,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
-        const bool ok = !ferror(f);
-        if (fclose(f) != 0 || !ok || rename(tmp.c_str(), csv) != 0)
-            die("cannot write %s (%s unchanged): %s", csv, csv, strerror(errno));
+        CsvFile f;
+        f.open(csv, "scaling,work,size,t1_ms,tp_ms,ranks");
+        for (const Row &r : strong) f.row("strong,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
+        for (const Row &r : weak) f.row("weak,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
+        f.commit();
     }
     return 0;
 }
