@@ -120,7 +120,7 @@ void print_targets(const std::vector<Row> &rows)
 {
     if (g_opt.quick || g_copy_gbps <= 0)
         return;
-    printf("\n==== targets (DESIGN.md section 5; bench/targets.h; ratio = anchor_ms / ours_ms) ====\n");
+    printf("\n==== targets (bench/targets.h; ratio = anchor_ms / ours_ms) ====\n");
     for (const Row &r : rows)
         print_verdicts(r, "  ");
 }
