@@ -353,4 +353,8 @@ GP_API gp_status gp_laplacian_2d(gp_context *ctx, gp_dtype dtype, gp_boundary bo
 }
 #endif
 
+/* The families beyond the core primitives, each documented in its own header. */
+#include <gpuprim/argminmax.h>
+#include <gpuprim/segmented.h>
+
 #endif /* GPUPRIM_GPUPRIM_H */
