@@ -1,7 +1,7 @@
 /* cuda/compact.cu - stream compaction in one pass.
  *
- * One kernel over tiles, built from scan_onepass.cuh's pieces as
- * find_repeats.cu is: each thread loads its 16-byte vectors of elements and
+ * One kernel over tiles, built from the single-pass scan's pieces
+ * (block_scan.cuh, lookback.cuh) as find_repeats.cu is: each thread loads its 16-byte vectors of elements and
  * the flags that go with them, turns the flags into a bit mask and counts
  * the survivors; the counts are scanned across the block and chained across
  * tiles by decoupled look-back, which gives every survivor its output slot.
@@ -15,9 +15,11 @@
  * gp_compact_indices stages 16-bit positions within the tile and writes
  * 64-bit global indices. A flag is set when the whole flag (byte or int32)
  * is non-zero. Counts are 32-bit (one packed look-back word) while n fits,
- * else 64-bit. */
+ * else 64-bit. The tuning: policy/compact.cuh. */
 #include "internal.h"
-#include "scan_onepass.cuh"
+#include "block_scan.cuh"
+#include "lookback.cuh"
+#include "policy/compact.cuh"
 
 #include <cuda_runtime.h>
 
@@ -26,24 +28,7 @@
 
 namespace {
 
-/* Tuning knobs for runs on the GPU machine (-D at build time). */
-#ifndef GPI_COMPACT_VECTORS
-#define GPI_COMPACT_VECTORS 8
-#endif
-#ifndef GPI_COMPACT_MIN_BLOCKS
-#define GPI_COMPACT_MIN_BLOCKS 4 /* resident tiles per SM, 32-bit counts: caps registers at 64 */
-#endif
-#ifndef GPI_COMPACT_DELAY_FIRST
-#define GPI_COMPACT_DELAY_FIRST 2000
-#endif
-#ifndef GPI_COMPACT_DELAY_POLL
-#define GPI_COMPACT_DELAY_POLL 700
-#endif
-struct compact_policy {
-    static constexpr int threads = 256;
-    static constexpr int vectors = GPI_COMPACT_VECTORS; /* vectors per thread per tile */
-    static constexpr gpi::lookback_delay delay = {GPI_COMPACT_DELAY_FIRST, GPI_COMPACT_DELAY_POLL};
-};
+using gpi::compact_policy;
 
 template <typename C>
 struct CountSum {
@@ -90,7 +75,7 @@ struct compact_shape {
 };
 
 template <typename W, typename F, bool INDICES, typename C>
-__global__ void __launch_bounds__(compact_policy::threads, sizeof(C) == 4 ? GPI_COMPACT_MIN_BLOCKS : 1)
+__global__ void __launch_bounds__(compact_policy::threads, sizeof(C) == 4 ? compact_policy::min_blocks : 1)
 compact_kernel(const W *in, const F *flags, long long n, bool vec, bool fvec, gpi::tile_state<C> st, W *out,
                C *count_out)
 {

@@ -4,15 +4,17 @@
  * grid-stride kernel moving 16-byte words beats cudaMemcpyAsync (16 MB:
  * 3130 against 2781 GB/s; 1 MB at a 4-byte offset: 651 against 321), from
  * 64 MB on cudaMemcpyAsync is faster (1 GB: 4212 against 3903). So copies
- * of at most kKernelMax bytes whose source and destination share their
- * alignment modulo 16 take the kernel, the rest cudaMemcpyAsync. */
+ * of at most copy_policy::kernel_max_bytes whose source and destination
+ * share their alignment modulo 16 take the kernel, the rest
+ * cudaMemcpyAsync. The tuning: policy/copy.cuh. */
 #include "internal.h"
+#include "policy/copy.cuh"
 
 #include <cuda_runtime.h>
 
 namespace {
 
-constexpr size_t kKernelMax = (size_t)16 << 20;
+using gpi::copy_policy;
 
 /* Bytes [0, head) one a thread until dst is 16-byte aligned (src is then
  * too), 16-byte words, then the ragged tail. */
@@ -34,9 +36,10 @@ __global__ void copy16_kernel(unsigned char *__restrict__ dst, const unsigned ch
 extern "C" gp_status gpi_cuda_copy(gp_context *ctx, void *dst, const void *src, size_t bytes)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    if (bytes <= kKernelMax && (((uintptr_t)dst - (uintptr_t)src) & 15) == 0) {
-        const size_t want = (bytes / 16 + 255) / 256, cap = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 1) * 8;
-        copy16_kernel<<<(unsigned)(want == 0 ? 1 : want < cap ? want : cap), 256, 0, st>>>(
+    if (bytes <= copy_policy::kernel_max_bytes && (((uintptr_t)dst - (uintptr_t)src) & 15) == 0) {
+        const size_t want = (bytes / 16 + copy_policy::threads - 1) / copy_policy::threads,
+                     cap = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 1) * copy_policy::blocks_per_sm;
+        copy16_kernel<<<(unsigned)(want == 0 ? 1 : want < cap ? want : cap), copy_policy::threads, 0, st>>>(
             (unsigned char *)dst, (const unsigned char *)src, bytes);
         return gpi_cuda_status(ctx, cudaGetLastError(), "gp_copy kernel launch");
     }

@@ -3,11 +3,11 @@
  * Two forms, both reading the input once and writing each index once.
  *
  * One pass (small inputs, and the fallback when the two-pass workspace
- * cannot be had): one kernel over tiles of the input, built from
- * scan_onepass.cuh's pieces: each thread loads its 16-byte vectors, takes
- * the element after each vector from shared memory (or, for the tile's last
- * vector, from the next tile), marks the repeats in a bit mask, and counts
- * them; the counts are scanned across the block and chained across tiles by
+ * cannot be had): one kernel over tiles of the input, built from the
+ * single-pass scan's pieces (tile_io.cuh, block_scan.cuh, lookback.cuh):
+ * each thread loads its 16-byte vectors, takes the element after each
+ * vector from shared memory (or, for the tile's last vector, from the next
+ * tile), marks the repeats in a bit mask, and counts them; the counts are scanned across the block and chained across tiles by
  * decoupled look-back (integer sums: exact in any grouping), which gives
  * each repeat its output position. The last tile writes the total.
  *
@@ -26,9 +26,14 @@
  *
  * Integers compare as raw words of their width (== is the same for signed
  * and unsigned); floats keep their own == (NaN never repeats, -0.0 == +0.0).
- * Counts are 32-bit (one packed look-back word) while n - 1 fits, else 64. */
+ * Counts are 32-bit (one packed look-back word) while n - 1 fits, else 64.
+ * The tuning: policy/find_repeats.cuh. */
 #include "internal.h"
-#include "scan_onepass.cuh"
+#include "block_scan.cuh"
+#include "lookback.cuh"
+#include "policy/find_repeats.cuh"
+#include "tile_io.cuh"
+#include "warp_scan.cuh"
 
 #include <cuda_runtime.h>
 
@@ -38,36 +43,7 @@
 
 namespace {
 
-/* Tuning knobs for runs on the GPU machine (-D at build time); the
- * defaults are the measured best. */
-#ifndef GPI_REPEATS_VECTORS
-#define GPI_REPEATS_VECTORS 8
-#endif
-#ifndef GPI_REPEATS_DELAY_FIRST
-#define GPI_REPEATS_DELAY_FIRST 2000
-#endif
-#ifndef GPI_REPEATS_DELAY_POLL
-#define GPI_REPEATS_DELAY_POLL 700
-#endif
-#ifndef GPI_REPEATS_TWOPASS_MIN_ITEMS
-#define GPI_REPEATS_TWOPASS_MIN_ITEMS (6 << 20)
-#endif
-/* One-pass kernel, measured alternatives (H200, 2^28 int32, 3% / 50% repeats; this shape:
- * 0.383-0.390 / 0.732-0.739 ms): 6 tiles per SM (launch bound; 40
- * registers, small spills) with the largest shared-memory carve-out
- * 0.434 / 0.716; 256 x 12 vectors 0.436-0.448 / 0.707-0.711. ncu of this
- * shape: 5 tiles per SM (registers and shared memory both limit), DRAM 65%,
- * half of the stall cycles at the look-back barrier. */
-struct repeats_policy {
-    static constexpr int threads = 256;
-    static constexpr int vectors = GPI_REPEATS_VECTORS; /* 16-byte vectors per thread per tile */
-    /* Look-back delays: see the sweep in scan_onepass.cuh. */
-    static constexpr gpi::lookback_delay delay = {GPI_REPEATS_DELAY_FIRST, GPI_REPEATS_DELAY_POLL};
-    /* Two passes from this many elements on (H200, int32 3% repeats, one-pass /
-     * two-pass us per call: 4M 19.3 / 23.6, 6M 25.4 / 25.3, 16M 43.2 / 40.3). */
-    static constexpr long long twopass_min_items = GPI_REPEATS_TWOPASS_MIN_ITEMS;
-    static constexpr int offsets_threads = 1024;
-};
+using gpi::repeats_policy;
 
 template <typename C>
 struct CountSum {
@@ -241,7 +217,8 @@ template <typename C>
 __global__ void __launch_bounds__(repeats_policy::offsets_threads)
 repeats_offsets_kernel(const uint32_t *tile_count, long long tiles, C *offset, C *count_out)
 {
-    constexpr int THREADS = repeats_policy::offsets_threads, PER = 16, WARPS = THREADS / 32;
+    constexpr int THREADS = repeats_policy::offsets_threads, PER = repeats_policy::offsets_per_thread;
+    constexpr int WARPS = THREADS / 32;
     __shared__ C s_warp[WARPS];
     __shared__ C s_total;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -277,7 +254,7 @@ repeats_offsets_kernel(const uint32_t *tile_count, long long tiles, C *offset, C
 
 /* Expand: tile records -> indices, a warp a tile, the next tile's count
  * and offset loading while this one is written.
- * A sparse record is copied out, 128 positions at a time (four loads in
+ * A sparse record is copied out, 32 * U positions at a time (U loads in
  * flight a lane), lane l writing output slots l, l + 32, ...: coalesced.
  * A dense one goes in rounds of 32 words (a word a lane): the round's
  * counts are scanned across the warp, each lane stages its bits' positions
@@ -287,7 +264,7 @@ repeats_offsets_kernel(const uint32_t *tile_count, long long tiles, C *offset, C
  * An expand over bitmaps only, one word a lane for every tile, was
  * instruction-bound at 3% repeats: 47 us for 2^28 elements (a block a
  * tile with block barriers: 62 us). */
-constexpr int kExpandThreads = 256;
+constexpr int kExpandThreads = repeats_policy::expand_threads;
 
 template <typename T, typename C>
 __global__ void __launch_bounds__(kExpandThreads)
@@ -295,7 +272,7 @@ repeats_expand_kernel(const uint32_t *records, const uint32_t *tile_count, long 
                       uint64_t *out)
 {
     using RC = repeats_record<T>;
-    constexpr int WARPS = kExpandThreads / 32, ROUNDS = RC::WORDS / 32, U = 4;
+    constexpr int WARPS = kExpandThreads / 32, ROUNDS = RC::WORDS / 32, U = repeats_policy::expand_unroll;
     __shared__ uint16_t staged[WARPS][32 * 32]; /* a round's positions within the tile */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint16_t *const st = staged[warp];

@@ -8,9 +8,10 @@
  * in any order. num_items is passed as size_t, which CUB maps to 64-bit
  * offsets, so n past 2^31 needs no chunking. Operator semantics match
  * cpu/reduce.c: integer sums on unsigned types (wrap without UB), min/max
- * that skip NaN. */
+ * that skip NaN. The float-sum tree's shape: policy/reduce.cuh. */
 #include "internal.h"
 #include "ops.cuh"
+#include "policy/reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
@@ -26,8 +27,6 @@ using gpi::lowest_value;
 using gpi::OpMax;
 using gpi::OpMin;
 using gpi::OpSum;
-
-
 
 /* CUB's reduction into d_result, with Offset as its item count type: 32-bit
  * when n fits (CUB's index arithmetic is then cheaper), else 64-bit. The
@@ -56,7 +55,7 @@ gp_status reduce_launch(gp_context *ctx, const T *in, Offset n, T identity, T *d
  * (w3+w7)). Levels repeat until one value is left. Loads are scalar and
  * coalesced (256 consecutive elements per j), so no step depends on the
  * address. tests/test_reduce.c replays the same tree on the host. */
-constexpr int kTreeThreads = 256, kTreePerThread = 16;
+constexpr int kTreeThreads = gpi::reduce_policy::tree_threads, kTreePerThread = gpi::reduce_policy::tree_per_thread;
 constexpr unsigned long long kTreeItems = (unsigned long long)kTreeThreads * kTreePerThread;
 
 template <typename T>
@@ -83,7 +82,6 @@ __global__ void __launch_bounds__(kTreeThreads) tree_sum_level(const T *in, unsi
         out[blockIdx.x] = ((w[0] + w[4]) + (w[2] + w[6])) + ((w[1] + w[5]) + (w[3] + w[7]));
     }
 }
-static_assert(kTreeThreads == 256, "the block's final combination is written for 8 warps");
 
 template <typename T>
 gp_status tree_sum(gp_context *ctx, const T *in, size_t n, T *d_result)

@@ -1,19 +1,21 @@
 /* cuda/scan.cu - device scan for every dtype x operator, both kinds.
  *
  * Three paths:
- *   - n fits one 1024-thread tile: one launch (scan_onepass.cuh): for exact
+ *   - n fits one 1024-thread tile: one launch (scan_kernels.cuh): for exact
  *     operators a few 256-thread tiles, each reducing what comes before it
  *     (scan_few), for float sums one block (scan_small, a fixed order);
  *   - exact operators (integer sums, min, max): the single-pass decoupled
- *     look-back scan of scan_onepass.cuh: n reads and n writes (from 2^26
- *     elements on sm_90 with 16-byte aligned buffers, its pipelined kernel);
+ *     look-back scan of scan_kernels.cuh: n reads and n writes (from
+ *     scan_policy::pipe_min_items elements on sm_90 with 16-byte aligned
+ *     buffers, its pipelined kernel);
  *   - float and double sums: the reduce-then-scan below.
+ * The tuning of all of them: policy/scan.cuh.
  *
- * Why not cub::DeviceScan (nor look-back) for float sums: its decoupled look-back adds a tile's
- * predecessors in whatever state (aggregate or inclusive prefix) it finds
- * them, so float sums can differ run to run. The header promises run-to-run
- * identical results, so this is a three-phase reduce-then-scan with a fixed
- * combination order:
+ * Why not cub::DeviceScan (nor look-back) for float sums: its decoupled
+ * look-back adds a tile's predecessors in whatever state (aggregate or
+ * inclusive prefix) it finds them, so float sums can differ run to run.
+ * The header promises run-to-run identical results, so this is a
+ * three-phase reduce-then-scan with a fixed combination order:
  *   1. reduce_tiles: each tile of kTile elements is reduced (fixed CUB block
  *      reduction tree) to one aggregate;
  *   2. the aggregates are exclusive-scanned in place by the same routine
@@ -27,7 +29,8 @@
  * offsets, so any n works regardless of the grid-size limit. */
 #include "internal.h"
 #include "ops.cuh"
-#include "scan_onepass.cuh"
+#include "policy/scan.cuh"
+#include "scan_kernels.cuh"
 
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
@@ -48,11 +51,10 @@ using gpi::OpMax;
 using gpi::OpMin;
 using gpi::OpSum;
 
-constexpr int kThreads = 256;
-constexpr int kItems = 8;
+constexpr int kThreads = gpi::scan_policy::rts_threads;
+constexpr int kItems = gpi::scan_policy::rts_items;
 constexpr size_t kTile = (size_t)kThreads * kItems;
 constexpr size_t kMaxGrid = 0x7fffffff; /* gridDim.x limit */
-
 
 template <typename T>
 struct TileKit {

@@ -39,7 +39,7 @@
  * launch bound asks for 10 (doubles 9) blocks of 128 threads per SM, which
  * caps registers at 48 (56), no spills.
  * Shape sweeps, ncu before and after: bench/RESULTS.md, "Tuning sweeps" and
- * "Laplacian: the halo rows from L2".
+ * "Laplacian: the halo rows from L2". The tuning: policy/stencil.cuh.
  * Stores: each output word is one STG.E.128, written in PTX (store16).
  * From a Vec16 (or float4 / double2) assignment nvcc emits four STG.E.32
  * (two STG.E.64 for doubles), each next to its element's arithmetic. A
@@ -66,6 +66,7 @@
  * All indices are 64-bit (signed: position -1 is the west/north halo), and
  * blocks loop over tiles and strips so no grid dimension passes its limit. */
 #include "internal.h"
+#include "policy/stencil.cuh"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -76,33 +77,18 @@ namespace {
 constexpr unsigned kMaxGridY = 65535;
 constexpr unsigned kMaxGridX = 0x7fffffffu;
 
-constexpr int k1dThreads = 256;
-constexpr int k1dItems = 4;  // outputs per thread
+// Short names for the kernels' shapes (values and meaning: policy/stencil.cuh).
+using gpi::stencil_policy;
+constexpr int k1dThreads = stencil_policy::threads_1d;
+constexpr int k1dItems = stencil_policy::items_1d;
 constexpr int k1dTile = k1dThreads * k1dItems;
-
-constexpr int k2dThreads = 256;  // columns per block
-constexpr int k2dStrip = 64;     // rows per block
-
-/* The vector kernel's shape (ring depth, strip rows, blocks per SM); -D
- * overrides exist for tuning runs on the GPU machine. The sweep behind the
- * defaults: bench/RESULTS.md, "Laplacian: the halo rows from L2". */
-#ifndef GPI_STENCIL_RING
-#define GPI_STENCIL_RING 6
-#endif
-#ifndef GPI_STENCIL_STRIP
-#define GPI_STENCIL_STRIP 6
-#endif
-#ifndef GPI_STENCIL_MIN_BLOCKS
-#define GPI_STENCIL_MIN_BLOCKS 10
-#endif
-#ifndef GPI_STENCIL_ALTERNATE
-#define GPI_STENCIL_ALTERNATE 1
-#endif
-constexpr bool kStencilAlternate = GPI_STENCIL_ALTERNATE != 0;  // odd strips sweep upwards
-constexpr int k2vThreads = 128;                 // 16-byte words per block row: 512 floats, 256 doubles
-constexpr int k2vStrip = GPI_STENCIL_STRIP;     // rows per block
-constexpr int k2vRing = GPI_STENCIL_RING;       // rows held per thread: R - 2 rows of loads in flight
-constexpr int k2vMinBlocks = GPI_STENCIL_MIN_BLOCKS;  // per SM (floats; doubles one fewer)
+constexpr int k2dThreads = stencil_policy::threads_2d;
+constexpr int k2dStrip = stencil_policy::strip_2d;
+constexpr bool kStencilAlternate = stencil_policy::vec_alternate;
+constexpr int k2vThreads = stencil_policy::vec_threads;
+constexpr int k2vStrip = stencil_policy::vec_strip;
+constexpr int k2vRing = stencil_policy::vec_ring;
+constexpr int k2vMinBlocks = stencil_policy::vec_min_blocks;
 
 // A 16-byte word of 16 / sizeof(T) elements: one LDG/STG.128.
 template <typename T>

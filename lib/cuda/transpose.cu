@@ -5,89 +5,54 @@
  * each barrier is reached by all threads of the block.
  *
  * Tile order: the tile index runs DOWN a column of tiles (tile row
- * fastest), so the ~700 blocks resident at once write a band of whole
- * output rows, one contiguous 4-16 MB stream, while their reads are
- * scattered 256-byte row pieces. Row order is the mirror image, and writes
- * are the side that wants to stream: 16384^2 floats 0.540 -> 0.526 ms,
- * doubles 1.14 -> 1.067, the word kernel on 12345 x 20011 floats 0.796 ->
- * 0.678.
+ * fastest), so the blocks resident at once write a band of whole output
+ * rows, one contiguous stream, while their reads are scattered 256-byte row
+ * pieces: writes are the side that gains from streaming.
  *
  * Vector kernel (4- and 8-byte elements, both bases 16-byte aligned, input
- * rows whole 16-byte words, output rows sector-aligned): a block of 256
- * threads moves a 64 x 64 tile in 16-byte words both ways. A thread owns Q
- * register blocks of N x N elements (N = 16 / elem_size; Q = 1 for 4
- * bytes, 4 for 8): it loads the N rows of each block as N 16-byte words (a
- * warp reads 512 bytes per load), transposes the block in registers
- * (renaming, no instructions), and stores its N columns as 16-byte words
- * into a shared tile laid out as output rows. Shared slot (row, v) sits at
- * (row, v ^ ((row / N) % 8)): with that XOR the 8 threads of each quarter
- * warp hit 8 distinct 16-byte bank groups on the store and on the read.
- * After one barrier each thread reads 16-byte words of output rows and
- * stores them, a warp again writing 512 contiguous bytes. A thread has 64
- * (floats) or 128 (doubles) bytes of loads in flight before its first use;
- * at 44 (63) registers 5 (4) blocks are resident, 80 (128) KB in flight per
- * SM. Edge tiles guard each 16-byte word (all in or all out); interior
- * tiles run unguarded.
+ * rows whole 16-byte words, output rows sector-aligned): 16-byte words both
+ * ways. A thread loads N x N register blocks (N = 16 / elem_size) as N
+ * 16-byte row words, transposes each block in registers (renaming, no
+ * instructions) and stores its columns as 16-byte words into a shared tile
+ * laid out as output rows; slot (row, v) sits at (row, v ^ ((row / N) % 8))
+ * so each quarter warp hits 8 distinct 16-byte bank groups. After one
+ * barrier threads read output-row words and store them, a warp writing 512
+ * contiguous bytes. Edge tiles guard each 16-byte word (all in or all out).
  *
  * Word kernel (output rows sector-aligned but the vector kernel does not
- * apply, e.g. 16-byte elements; and pointers not aligned to the element,
- * as several narrower words): the classic tile, padded one element so a
- * warp reading down a column hits distinct banks. 64 x 64 tiles for
- * elements up to 8 bytes, 32 x 32 for 16 bytes. Each thread issues all its
- * loads into registers before the first shared store; only edge tiles test
- * bounds.
+ * apply, e.g. 16-byte elements, or pointers not aligned to the element,
+ * moved as several narrower words): the classic tile, padded one element so
+ * a warp reading down a column hits distinct banks; all loads are issued
+ * before the first shared store; only edge tiles test bounds.
  *
- * Aligned-write kernel, for output rows that do not start on a 32-byte
- * sector (pointers aligned to the element). A misaligned INPUT row costs
- * nothing (word kernel, 12344 x 20011 floats: 0.517 ms) but a misaligned
- * OUTPUT row costs a third (12345 x 20012: 0.684): a warp store that covers
- * part of a sector leaves L2 to merge it with the rest, written later by
- * another tile. So output rows are split among tile rows at sector
- * boundaries, not at multiples of E: in output row c, tile row by owns
- * columns [E by - d_c, E by + E - d_c), d_c = the row start's offset in its
- * sector (elements, < S = 32 / elem_size). A tile loads S input rows above
- * its own (L2 hits: in column order the tile above ran just before), one
- * extra tile row covers the end, and every warp stores 32 consecutive
- * elements from a sector boundary: whole sectors, except where an output
- * row begins or ends inside one. 12345 x 20011 floats 0.678 -> 0.512 ms.
- * With doubles the launch reserves 12 KiB of unused dynamic shared memory,
- * holding an SM to 4 blocks: 6 (36 KiB of loads in flight each) were 8%
- * slower. It also takes 16388^2 floats (rows % 8 == 4, 16-byte aligned):
- * 0.566 ms against the vector kernel's 0.580.
+ * Aligned-write kernel (output rows that do not start on a 32-byte sector,
+ * pointers aligned to the element): a warp store covering part of a sector
+ * leaves L2 to merge it with a part written later by another tile, which
+ * costs far more than a misaligned read. So output rows are split among
+ * tile rows at sector boundaries: in output row c, tile row by owns columns
+ * [E by - d_c, E by + E - d_c), d_c = the row start's offset in its sector
+ * (elements, < S = 32 / elem_size). A tile loads S input rows above its own
+ * (L2 hits: the tile above ran just before), one extra tile row covers the
+ * end, and every warp stores whole sectors except where an output row
+ * begins or ends inside one.
  *
- * A 1 x n or n x 1 matrix is its own transpose in memory: that is a device
- * copy. Elements are opaque bytes. They move as one 4/8/16-byte word when
- * both pointers are aligned to the element size (cudaMalloc'd buffers
- * are), else as several narrower words: an offset pointer is slower, never
- * a fault.
+ * A 1 x n or n x 1 matrix is its own transpose in memory: a device copy.
+ * Elements are opaque bytes, moved as one 4/8/16-byte word when both
+ * pointers are aligned to the element size, else as several narrower words:
+ * an offset pointer is slower, never a fault.
  *
- * Measured on an H200, 2026-11-22, bench_prims --only transpose (copy
- * ceiling 4203 GB/s): 16384^2 floats 0.525 ms (4090 GB/s, 1.04x Sgeam
- * 0.546), doubles 1.066 (4029 GB/s, 1.02x Dgeam 1.087), 12345 x 20011
- * floats 0.515 (3836 GB/s, 1.09x Sgeam 0.561); standalone harness (median
- * of 20): 12345 x 20011 doubles 0.996 (Dgeam 1.066), 16388^2 floats 0.566
- * (Sgeam 0.602), 4097^2 16-byte 0.142. The old kernels (the vector and word
- * kernels in row order, no aligned-write kernel) took 0.542 / 1.121 / 0.808
- * and 1.245 / 0.687 / 0.155 in the same runs (not the 0.598 for 16384^2
- * floats of bench/RESULTS.md). Tried and slower: bands of 2 or 4 tile
- * columns (+0.5%), a persistent grid issuing the next tile's loads before
- * the current tile's stores (0.56 ms: 4 blocks an SM instead of 5), capping
- * the vector kernel's registers for more blocks (spills), .cs and
- * L1::no_allocate load hints (+2-18%), .cs stores (+0-2%).
- *
- * ptxas (sm_90), no spills: vector 44 / 63 registers (floats / doubles),
- * aligned-write 40 / 40 / 32 (4 / 8 / 16 bytes), word 32 / 48 / 32; SASS:
- * LDG/STG.E.128, LDS/STS.128 in the vector kernel, 32/64/128-bit
- * element-wide in the others.
- */
+ * Shapes: policy/transpose.cuh. Measurements behind these choices (and the
+ * alternatives tried): bench/RESULTS.md, "Transpose design notes moved from
+ * the source". */
 #include "internal.h"
+#include "policy/transpose.cuh"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 namespace {
 
-constexpr int kThreads = 256;  // threads per block, all kernels
+constexpr int kThreads = gpi::transpose_policy::threads;  // threads per block, all kernels
 constexpr unsigned kMaxGrid = 0x7fffffffu;
 
 // An element of N words of type W, copied word by word (W's alignment).
@@ -127,7 +92,7 @@ transpose_vec_kernel(const T *__restrict__ in, T *__restrict__ out, size_t rows,
 {
     constexpr int N = 16 / (int)sizeof(T);  // elements per 16-byte word
     constexpr int W = (int)sizeof(T) / 4;   // 32-bit words per element
-    constexpr int E = 64;                   // tile edge, elements
+    constexpr int E = gpi::transpose_policy::vec_tile;  // tile edge, elements
     constexpr int NB = E / N;               // 16-byte words per tile row
     constexpr int Q = NB * NB / kThreads;   // N x N register blocks per thread
     static_assert(NB % 8 == 0 && Q * kThreads == NB * NB, "tile shape");
@@ -306,8 +271,9 @@ transpose_walign_kernel(const T *__restrict__ in, T *__restrict__ out, size_t ro
 template <typename T>
 cudaError_t launch_vec(const void *in, void *out, size_t rows, size_t cols, cudaStream_t stream)
 {
+    constexpr size_t E = gpi::transpose_policy::vec_tile;
     unsigned grid;
-    const Tiles g = make_tiles((rows + 63) / 64, (cols + 63) / 64, &grid);
+    const Tiles g = make_tiles((rows + E - 1) / E, (cols + E - 1) / E, &grid);
     transpose_vec_kernel<T><<<grid, kThreads, 0, stream>>>((const T *)in, (T *)out, rows, cols, g);
     return cudaGetLastError();
 }
@@ -315,7 +281,7 @@ cudaError_t launch_vec(const void *in, void *out, size_t rows, size_t cols, cuda
 template <typename T>
 cudaError_t launch(const void *in, void *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    constexpr int E = sizeof(T) <= 8 ? 64 : 32;  // tile edge: 17, 33 or 17 KiB of shared memory
+    constexpr int E = gpi::transpose_policy::word_tile(sizeof(T));  // tile edge: 17, 33 or 17 KiB of shared memory
     unsigned grid;
     const Tiles g = make_tiles((rows + E - 1) / E, (cols + E - 1) / E, &grid);
     transpose_word_kernel<T, E><<<grid, kThreads, 0, stream>>>((const T *)in, (T *)out, rows, cols, g);
@@ -325,17 +291,17 @@ cudaError_t launch(const void *in, void *out, size_t rows, size_t cols, cudaStre
 template <typename T>
 cudaError_t launch_walign(const void *in, void *out, size_t rows, size_t cols, cudaStream_t stream)
 {
-    constexpr int E = sizeof(T) <= 8 ? 64 : 32;  // 18, 35 or 18 KiB of shared memory
+    constexpr int E = gpi::transpose_policy::word_tile(sizeof(T));  // 18, 35 or 18 KiB of shared memory
     constexpr int S = 32 / (int)sizeof(T);
     // Tile row by reaches output column E by + E - 1 - d_c: enough tile rows
     // that the last reaches rows - 1 for every d_c < S.
     unsigned grid;
     const Tiles g = make_tiles((rows + S - 2) / E + 1, (cols + E - 1) / E, &grid);
     const unsigned obase = (unsigned)((uintptr_t)out / sizeof(T)) & (S - 1);
-    // Doubles: 12 KiB of unused dynamic shared memory (47.6 KiB a block in
+    // 8-byte elements: unused dynamic shared memory (47.6 KiB a block in
     // all) so that 4 blocks share an SM instead of 6: 6 x 36 KiB of loads in
     // flight was slower (H200, 12345 x 20011: 1.080 -> 0.999 ms).
-    const size_t pad = sizeof(T) == 8 ? 12 * 1024 : 0;
+    const size_t pad = sizeof(T) == 8 ? gpi::transpose_policy::walign_pad_8byte : 0;
     transpose_walign_kernel<T, E><<<grid, kThreads, pad, stream>>>((const T *)in, (T *)out, rows, cols, g, obase);
     return cudaGetLastError();
 }
