@@ -19,7 +19,7 @@
  * GPU, and many short ones cost a warp each. Offsets are clamped to n at
  * level 0 (gpi_segment_bounds): broken ones read nothing out of bounds. */
 #include "ops.cuh"
-#include "scan_onepass.cuh"
+#include "scan_kernels.cuh"
 #include "segmented_internal.h"
 
 #include <cuda_runtime.h>

@@ -11,7 +11,7 @@
  * sums: reduce-then-scan in tiles of 2048 with CUB's block scan, the tile
  * totals scanned the same way one level up, so the combination order is
  * fixed by n and the heads alone and float sums are the same run to run.
- * (The single-pass look-back of scan_onepass.cuh would read the input
+ * (The single-pass look-back of lookback.cuh would read the input
  * once instead of twice, but combines predecessors in a timing-dependent
  * order: fine for the exact operators, a later refinement.)
  * A head element's value enters as identity op x, as the CPU reference's
