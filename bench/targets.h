@@ -37,4 +37,9 @@ static const Target kTargets[] = {
     {"sort", "2^28 u32 keys 16 bits", "", "cub", Goal::RatioAtLeast, 1.2},
     {"sort", "2^28 u32+u32 pairs", "", "cub", Goal::RatioAtLeast, 1.3},
     {"sort", "2^26 u64 keys", "", "cub", Goal::RatioAtLeast, 1.2},
+    {"search", "2^24 in 2^28 lower", "", "thrust", Goal::RatioAtLeast, 1.2},
+    {"search", "2^24 in 2^28 upper", "", "thrust", Goal::RatioAtLeast, 1.2},
+    {"merge", "2x2^27 u32 keys", "", "cub", Goal::RatioAtLeast, 1.0},
+    {"topk", "2^28 k=1000", "", "cub", Goal::RatioAtLeast, 8.0},
+    {"topk", "2^28 k=1000000", "", "cub", Goal::RatioAtLeast, 3.0},
 };
