@@ -69,46 +69,64 @@ static void band_of(const gp_dist_renderer *r, int q, size_t *row0, size_t *rows
     *rows = (size_t)(y1 - y0);
 }
 
-gp_status gp_dist_renderer_gather(gp_dist_renderer *r, int root, unsigned char *rgb)
+typedef struct gather_args {
+    gp_dist_renderer *r;
+    int root;
+    unsigned char *rgb;
+    gpi_p2p *ops; /* room for every rank's band */
+} gather_args;
+
+static gp_status gather_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_backend_part *part)
 {
-    static const char fn[] = "gp_dist_renderer_gather";
-    gp_comm *comm;
-    gpi_dist_rec mine, *recs;
-    gpi_p2p *ops = NULL;
+    gather_args *a = (gather_args *)arg;
+    const size_t row_bytes = (size_t)a->r->width * 3;
     unsigned char *band = NULL;
-    size_t row_bytes, row0, rows;
-    int q, nops = 0;
+    size_t row0, rows;
     gp_status s;
-    if (!r) return GP_ERROR_INVALID_ARGUMENT;
-    comm = r->comm;
-    row_bytes = (size_t)r->width * 3;
-    if ((s = gpi_comm_enter(comm))) return s;
-    memset(&mine, 0, sizeof mine);
-    mine.args[0] = root;
-    band_of(r, comm->rank, &row0, &rows);
-    if (root < 0 || root >= comm->size)
-        mine.status = gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT, "%s: root %d outside 0..%d", fn, root,
-                                comm->size - 1);
-    else if (comm->rank == root)
-        mine.status = gpi_check_buffer(comm->ctx, rgb, row_bytes * (size_t)r->height, "rgb");
+    (void)mine, (void)part;
+    band_of(a->r, comm->rank, &row0, &rows);
+    if (a->root < 0 || a->root >= comm->size)
+        return gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_dist_renderer_gather: root %d outside 0..%d",
+                         a->root, comm->size - 1);
+    if (comm->rank == a->root && (s = gpi_check_buffer(comm->ctx, a->rgb, row_bytes * (size_t)a->r->height, "rgb")))
+        return s;
+    if (!(a->ops = (gpi_p2p *)calloc((size_t)comm->size, sizeof *a->ops)))
+        return gpi_error(comm->ctx, GP_ERROR_OUT_OF_MEMORY, "gp_dist_renderer_gather: transfer list");
     /* The root converts its band in place; the others into scratch. */
-    if (!mine.status && comm->rank != root) mine.status = gpi_comm_scratch(comm, row_bytes * rows, (void **)&band);
-    if (!mine.status) mine.status = gpr_renderer_rgb8(r->band, comm->rank == root ? rgb + row0 * row_bytes : band);
-    if (!(recs = (gpi_dist_rec *)calloc((size_t)comm->size, sizeof *recs))) return GP_ERROR_OUT_OF_MEMORY;
-    s = gpi_dist_exchange(comm, fn, &mine, recs);
-    free(recs);
-    if (s) return s;
-    if (!(ops = (gpi_p2p *)calloc((size_t)comm->size, sizeof *ops))) return GP_ERROR_OUT_OF_MEMORY;
-    if (comm->rank != root) {
-        if (rows) ops[nops++] = (gpi_p2p){root, 1, band, rows * row_bytes};
+    if (comm->rank != a->root && (s = gpi_comm_scratch(comm, row_bytes * rows, (void **)&band))) return s;
+    if ((s = gpr_renderer_rgb8(a->r->band, comm->rank == a->root ? a->rgb + row0 * row_bytes : band))) return s;
+    if (comm->rank != a->root && rows) a->ops[0] = (gpi_p2p){a->root, 1, band, rows * row_bytes};
+    return GP_SUCCESS;
+}
+
+static gp_status gather_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, size_t *found)
+{
+    gather_args *a = (gather_args *)arg;
+    const size_t row_bytes = (size_t)a->r->width * 3;
+    int q, nops = 0;
+    (void)all, (void)found;
+    if (comm->rank != a->root) {
+        nops = a->ops[0].bytes != 0;
     } else {
         for (q = 0; q < comm->size; q++) {
             size_t q0, qrows;
-            band_of(r, q, &q0, &qrows);
-            if (q != root && qrows) ops[nops++] = (gpi_p2p){q, 0, rgb + q0 * row_bytes, qrows * row_bytes};
+            band_of(a->r, q, &q0, &qrows);
+            if (q != a->root && qrows) a->ops[nops++] = (gpi_p2p){q, 0, a->rgb + q0 * row_bytes, qrows * row_bytes};
         }
     }
-    s = gpi_comm_p2p(comm, ops, nops, GPI_P2P_WAIT);
-    free(ops);
+    return gpi_comm_p2p(comm, a->ops, nops, GPI_P2P_WAIT);
+}
+
+gp_status gp_dist_renderer_gather(gp_dist_renderer *r, int root, unsigned char *rgb)
+{
+    gather_args a = {r, root, rgb, NULL};
+    gpi_dist_call call = {"gp_dist_renderer_gather", GPI_DIST_RENDER_GATHER, {root, 0, 0}, 0, 0, gather_check,
+                          gather_run, NULL};
+    gp_status s;
+    if (!r) return GP_ERROR_INVALID_ARGUMENT;
+    call.args[1] = r->width;
+    call.args[2] = r->height;
+    s = gpi_dist_call_run(r->comm, &call, &a);
+    free(a.ops);
     return s;
 }

@@ -85,10 +85,11 @@ fi
 
 if has dist; then
     # The distributed tests with every GPU of the machine: one process
-    # driving all (test_dist) and one process per GPU (test_dist_mp).
+    # driving all (test_dist, _faults, _render) and one process per GPU
+    # (test_dist_mp).
     ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
     multi=0; [ "$ngpu" -ge 2 ] && multi=1
-    for t in test_dist test_dist_mp; do
+    for t in test_dist test_dist_faults test_dist_render test_dist_mp; do
         GP_TEST_REQUIRE_GPU=1 GP_TEST_REQUIRE_MULTI_GPU=$multi timeout 900 "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
         note "$t ($ngpu GPUs, NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE): rc=$?; $(grep -c '^\[       OK \]' "$OUT/$t.log") OK, $(grep -E '^\[  (FAILED|ERROR)' "$OUT/$t.log" | sort -u | wc -l) failed, $(grep -c '^\[  SKIPPED \] [a-z]' "$OUT/$t.log") skipped (log $t.log)"
     done
@@ -112,7 +113,7 @@ if has sanitize; then
             case "$t" in *test_dist_mp) continue ;; esac # forks ranks; test_dist covers the same kernels
             # test_dist's kernels are the single-context ones (checked by every
             # tool there) plus NCCL's: memcheck alone covers its own paths.
-            case "$tool:$t" in memcheck:*) ;; *test_dist) continue ;; esac
+            case "$tool:$t" in memcheck:*) ;; *test_dist | *test_dist_faults | *test_dist_render) continue ;; esac
             ran=$((ran + 1))
             # racecheck reports a hazard at every hand-off of the pipelined scan
             # (bulk copies and shared-memory barriers, mbarrier), each ordered by

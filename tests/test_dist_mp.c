@@ -3,12 +3,14 @@
  * this same program once per rank (`test_dist_mp --rank R --ranks N --id HEX
  * --seed S`); each child builds the same global arrays from the seed, runs
  * the distributed calls on its shard and checks its part against the CPU
- * reference, and exits 0 when all agree. Also: a rank whose peer never
+ * reference, and exits 0 when all agree; mismatched calls and an injected
+ * check failure on one rank fail every rank. Also: a rank whose peer never
  * comes gives up with GP_ERROR_TIMEOUT instead of hanging. Needs two GPUs
  * (skipped otherwise; GP_TEST_REQUIRE_MULTI_GPU=1 makes that a failure). */
 #include "test_util.h"
 
 #include "internal.h"
+#include "comm/comm_internal.h" /* gpi_comm_inject_fault (testing only) */
 
 #include <gpuprim/dist.h>
 #include <gpuprim/render.h>
@@ -120,6 +122,29 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
           "gp_dist_laplacian_2d");
     CHECK(gp_download(ctx, got, d_out, n * cols * 4) == GP_SUCCESS, "download");
     CHECK(memcmp(got, lap + first * cols, n * cols * 4) == 0, "gp_dist_laplacian_2d differs");
+
+    /* Faults across processes (the records travel through NCCL): rank 0
+     * reduces while the others compact indices: every rank rejects the
+     * mismatch. Then the last rank's check fails (injected): it returns the
+     * injected status, the others GP_ERROR_COMM, and nobody waits for the
+     * timeout. After both, a reduce on every rank succeeds. */
+    {
+        int64_t untouched = 0x5a5a5a5a5a5a5a5aLL, r64 = untouched;
+        gp_dist_count c0;
+        memset(&c0, 0x5a, sizeof c0);
+        cnt = c0;
+        s = rank == 0 ? gp_dist_reduce(comm, GP_INT32, GP_OP_SUM, d_in, n, &r64)
+                      : gp_dist_compact_indices(comm, d_in, GP_UINT8_FLAGS, (uint64_t *)d_out, n, &cnt);
+        CHECK(s == GP_ERROR_INVALID_ARGUMENT, "mismatched calls: %s", gp_status_string(s));
+        CHECK(strstr(gp_context_last_error(ctx), "mismatched") != NULL, "mismatch detail");
+        CHECK(r64 == untouched && memcmp(&cnt, &c0, sizeof cnt) == 0, "a mismatched call wrote its result");
+        if (rank == ranks - 1) gpi_comm_inject_fault(comm, GP_ERROR_OUT_OF_MEMORY);
+        s = gp_dist_reduce(comm, GP_INT32, GP_OP_SUM, d_in, n, &r64);
+        CHECK(s == (rank == ranks - 1 ? GP_ERROR_OUT_OF_MEMORY : GP_ERROR_COMM), "injected fault: %s",
+              gp_status_string(s));
+        CHECK(r64 == untouched, "a failed reduce wrote its result");
+        CHECK(gp_dist_reduce(comm, GP_INT32, GP_OP_SUM, d_in, n, &r64) == GP_SUCCESS, "reduce after the faults");
+    }
 
     /* renderer: bands gathered on rank 0 */
     {

@@ -19,13 +19,27 @@
  *     they do not. The same code runs on CPU and CUDA ranks, so the
  *     distributed logic is tested on machines without a GPU.
  *   - Arguments are checked on every rank and the verdicts are exchanged
- *     before anything is written: when any rank rejects its arguments,
- *     every rank returns an error (the rejecting rank its own status, the
- *     others GP_ERROR_COMM naming that rank) and no output is touched.
+ *     before anything is written: when any rank rejects its arguments or
+ *     cannot prepare the call (an allocation fails), every rank returns an
+ *     error as soon as the verdicts meet, not after a timeout (the failing
+ *     rank its own status, the others GP_ERROR_COMM naming that rank), no
+ *     output is touched, and the communicator stays usable.
+ *   - Mismatched calls are detected. Each rank's verdict says which call it
+ *     is making and carries the arguments that must agree (dtype, operator,
+ *     scan kind, flag type, boundary, column count, the stencil's weights):
+ *     when the ranks make different calls (a reduce on one rank, a compact
+ *     on another) or disagree on one of those, every rank returns
+ *     GP_ERROR_INVALID_ARGUMENT with a detail naming the mismatch, no output
+ *     is touched, and the communicator stays usable.
  *   - No call waits forever. A collective that does not complete within the
  *     communicator's timeout returns GP_ERROR_TIMEOUT; the communicator is
  *     then aborted (NCCL's ncclCommAbort) and every later call on it returns
  *     GP_ERROR_COMM: destroy it and make a new one.
+ *   - A rank that destroys its communicator while its peers go on: on a
+ *     communicator made by gp_comm_init_all (ranks of one process, CPU or
+ *     CUDA), the peers' pending and later calls return GP_ERROR_COMM at
+ *     once, naming that rank (the communicator cannot be used again); ranks
+ *     in other processes (gp_comm_init_rank) see only the timeout.
  *   - Errors carry detail in gp_context_last_error of the rank's context.
  *
  * NCCL is loaded at run time (dlopen), the first time a CUDA communicator
@@ -78,7 +92,8 @@ GP_API gp_status gp_comm_init_rank(gp_comm **comm, gp_context *ctx, int nranks, 
                                    int timeout_ms);
 
 /* Release the communicator (not its context). NULL does nothing. Not
- * collective, but in-flight collectives should have completed. */
+ * collective, but in-flight collectives should have completed. Peers in
+ * this process learn of it at once (see Model). */
 GP_API void gp_comm_destroy(gp_comm *comm);
 
 GP_API gp_status gp_comm_rank(const gp_comm *comm, int *rank);
@@ -151,7 +166,9 @@ GP_API gp_status gp_dist_find_repeats(gp_comm *comm, gp_dtype dtype, const void 
  * same on every rank). Halo rows are exchanged with the neighbouring
  * non-empty ranks; the boundary rule applies at the global edges (and to
  * columns) only, so the result equals gp_stencil_2d on the whole matrix bit
- * for bit. dtype, boundary, cols and weights must agree across ranks. */
+ * for bit. dtype, boundary, cols and weights must agree across ranks
+ * (GP_ERROR_INVALID_ARGUMENT on every rank otherwise: a Laplacian on one
+ * rank against another stencil on the next is a mismatch). */
 GP_API gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
                                     const void *in, void *out, size_t rows, size_t cols);
 GP_API gp_status gp_dist_laplacian_2d(gp_comm *comm, gp_dtype dtype, gp_boundary boundary, const void *in,

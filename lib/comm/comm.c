@@ -1,6 +1,6 @@
-/* dist/comm.c - communicators: creation, the exchanges every distributed
+/* comm/comm.c - communicators: creation, the exchanges every distributed
  * call is built from (dispatched to the NCCL or the host-memory transport),
- * and gp_comm_run. */
+ * and gp_comm_run. The protocol on top of them is protocol.c's. */
 #include "comm_internal.h"
 
 #include <cuda_runtime_api.h>
@@ -27,6 +27,16 @@ static gp_comm *new_comm(gp_context *ctx, int rank, int size, int timeout_ms)
     c->rank = rank;
     c->size = size;
     c->timeout_ms = default_timeout_ms(timeout_ms);
+    /* What every distributed call exchanges, made now so that no call can
+     * fail for want of it between its check and its exchange. */
+    c->recs = (gpi_dist_rec *)calloc((size_t)size, sizeof *c->recs);
+    c->parts = (unsigned char *)calloc((size_t)size, 8);
+    if (!c->recs || !c->parts) {
+        free(c->recs);
+        free(c->parts);
+        free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -39,6 +49,8 @@ static void free_comm(gp_comm *c)
     if (c->fork_ev) cudaEventDestroy((cudaEvent_t)c->fork_ev);
     if (c->join_ev) cudaEventDestroy((cudaEvent_t)c->join_ev);
     if (c->side) cudaStreamDestroy((cudaStream_t)c->side);
+    free(c->recs);
+    free(c->parts);
     free(c);
 }
 
@@ -82,7 +94,7 @@ gp_status gp_comm_init_all(gp_comm **comms, gp_context *const *ctxs, int nranks,
     }
     if (s) {
         for (r = 0; r < nranks; r++) {
-            if (made[r] && made[r]->hub) gpi_hub_release(made[r]->hub);
+            if (made[r] && made[r]->hub) gpi_hub_release(made[r]->hub, -1);
             if (made[r]) made[r]->hub = NULL;
             free_comm(made[r]);
         }
@@ -118,7 +130,7 @@ void gp_comm_destroy(gp_comm *comm)
 {
     if (!comm) return;
     if (comm->ctx->backend == GP_BACKEND_CUDA) cudaSetDevice(comm->ctx->device);
-    if (comm->hub) gpi_hub_release(comm->hub);
+    if (comm->hub) gpi_hub_release(comm->hub, comm->rank);
     if (comm->nccl) gpi_nccl_destroy(comm);
     free_comm(comm);
 }
@@ -320,39 +332,6 @@ gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
     comm->scratch = p;
     comm->scratch_bytes = bytes;
     *ptr = p;
-    return GP_SUCCESS;
-}
-
-gp_status gpi_dist_exchange(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, gpi_dist_rec *all)
-{
-    return gpi_dist_exchange_part(comm, fn, mine, NULL, all);
-}
-
-gp_status gpi_dist_exchange_part(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, const gpi_backend_part *part,
-                                 gpi_dist_rec *all)
-{
-    int q, k;
-    gp_status s = gpi_comm_allgather(comm, mine, part, sizeof *mine, all);
-    if (s) return s;
-    /* A rank that failed reports its own status (its detail is on its
-     * context); the others name the first rank that failed. */
-    if (mine->status) return (gp_status)mine->status;
-    for (q = 0; q < comm->size; q++) {
-        if (all[q].status == GP_SUCCESS) continue;
-        return gpi_error(comm->ctx, GP_ERROR_COMM, "%s: rank %d failed (%s); nothing was written", fn, q,
-                         gp_status_string((gp_status)all[q].status));
-    }
-    for (q = 1; q < comm->size; q++) {
-        for (k = 0; k < 3; k++)
-            if (all[q].args[k] != all[0].args[k])
-                return gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT,
-                                 "%s: ranks 0 and %d pass different arguments (%d against %d)", fn, q,
-                                 (int)all[0].args[k], (int)all[q].args[k]);
-        if (all[q].cols != all[0].cols)
-            return gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT,
-                             "%s: ranks 0 and %d pass different column counts (%llu against %llu)", fn, q,
-                             (unsigned long long)all[0].cols, (unsigned long long)all[q].cols);
-    }
     return GP_SUCCESS;
 }
 

@@ -30,6 +30,9 @@ struct gp_comm {
     size_t stage_bytes;
     void *scratch;       /* backend memory for halos and image bands */
     size_t scratch_bytes;
+    struct gpi_dist_rec *recs; /* size records: what gpi_dist_call exchanges, made with the communicator */
+    unsigned char *parts;      /* size * 8 bytes: the ranks' partial results, combined in rank order */
+    gp_status fault;           /* testing: the next distributed call fails its check with this (gpi_comm_inject_fault) */
 };
 
 /* One point-to-point transfer of a group: `bytes` from (send) or into
@@ -88,30 +91,92 @@ gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr);
  * detail on its context and return status. */
 gp_status gpi_comm_fail(gp_comm *comm, gp_status status, const char *fmt, ...);
 
+/* What a distributed call is. Every rank's record carries it, so ranks that
+ * make different calls (or the same call with arguments that must agree and
+ * do not) all fail instead of trading records that mean different things.
+ * GPI_DIST_OTHER: an exchange made directly with gpi_dist_exchange. */
+typedef enum gpi_dist_op {
+    GPI_DIST_OTHER = 0,
+    GPI_DIST_SCAN,
+    GPI_DIST_REDUCE,
+    GPI_DIST_COMPACT,
+    GPI_DIST_COMPACT_INDICES,
+    GPI_DIST_FIND_REPEATS,
+    GPI_DIST_STENCIL_2D,
+    GPI_DIST_RENDER_GATHER,
+    GPI_DIST_OP_COUNT
+} gpi_dist_op;
+
+/* Added to a call's op in the records of its second exchange (the
+ * outcomes, after the run): a rank still in the first exchange of its next
+ * call does not take them for its peers' verdicts. */
+#define GPI_DIST_OUTCOME 0x100
+
 /* The record every distributed call exchanges once or twice: each rank's
- * verdict on its own arguments and the few numbers the others need. */
+ * verdict on its own arguments, what the call is, and the few numbers the
+ * others need. 80 bytes. */
 typedef struct gpi_dist_rec {
     int32_t status;    /* GP_SUCCESS, or why this rank failed */
+    int32_t op;        /* gpi_dist_op (+ GPI_DIST_OUTCOME): must agree */
     int32_t args[3];   /* arguments that must agree across ranks (dtype, op, ...) */
     uint64_t n;        /* this rank's elements (or rows) */
     uint64_t cols;     /* must agree (stencils) */
+    uint64_t digest;   /* must agree: a hash of further arguments (stencil weights) */
     uint64_t count;    /* this rank's result count */
     unsigned char v[3][8]; /* values: a partial result, a first and a last element */
 } gpi_dist_rec;
 
 /* Exchange `mine` (all: size records) and agree: when any rank failed or
- * the args/cols differ, every rank returns an error (its own status if it
- * failed itself, else GP_ERROR_COMM naming the first failing rank, or
- * GP_ERROR_INVALID_ARGUMENT for disagreeing arguments). `fn` names the
- * call in messages. */
+ * the op/args/cols/digest differ, every rank returns an error (its own
+ * status if it failed itself, else GP_ERROR_COMM naming the first failing
+ * rank, or GP_ERROR_INVALID_ARGUMENT naming the disagreement). `fn` names
+ * the call in messages. */
 gp_status gpi_dist_exchange(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, gpi_dist_rec *all);
 /* The same with part of `mine` still in backend memory (see gpi_comm_allgather). */
 gp_status gpi_dist_exchange_part(gp_comm *comm, const char *fn, const gpi_dist_rec *mine, const gpi_backend_part *part,
                                  gpi_dist_rec *all);
 
+/* ---- the protocol of every gp_dist_* call ---------------------------------------
+ * gpi_dist_call runs one distributed call: this rank checks its arguments
+ * (and does the local work the others need first), the ranks exchange
+ * their verdicts in the communicator's own record array (made with it, so
+ * nothing can fail between the check and the exchange), and only when every
+ * rank's verdict is good and the calls agree does each run. Every rank then
+ * returns an error, or none touched its outputs. With `count` set, a second
+ * exchange after the run trades the ranks' outcomes and result counts. */
+typedef struct gpi_dist_call {
+    const char *fn;    /* the public name, for messages */
+    gpi_dist_op op;
+    int32_t args[3];   /* must agree across ranks */
+    uint64_t cols;     /* must agree */
+    uint64_t digest;   /* must agree (gpi_dist_digest of further arguments) */
+    /* This rank's verdict (the one-context checks, and any local work the
+     * peers need: a partial result, boundary elements); fills mine->n, v.
+     * May point *part at bytes of the record still in backend memory. */
+    gp_status (*check)(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_backend_part *part);
+    /* The work, once every rank agreed: all = every rank's record. *found:
+     * this rank's result count (used when count is set). */
+    gp_status (*run)(gp_comm *comm, void *arg, const gpi_dist_rec *all, size_t *found);
+    gp_dist_count *count; /* not NULL: the second exchange fills it */
+} gpi_dist_call;
+
+gp_status gpi_dist_call_run(gp_comm *comm, const gpi_dist_call *call, void *arg);
+
+/* A 64-bit hash (FNV-1a) of `bytes` bytes: arguments that must agree and do
+ * not fit args[] (stencil weights) travel as this. */
+uint64_t gpi_dist_digest(const void *p, size_t bytes);
+
+/* Testing only: the next distributed call on this rank fails its check with
+ * `status` (as an allocation there failing would), once. Fault-injection
+ * tests use it to show that every rank then errs at once with its outputs
+ * untouched, and that the communicator stays usable. */
+void gpi_comm_inject_fault(gp_comm *comm, gp_status status);
+
 /* ---- transports ------------------------------------------------------------- */
 gp_status gpi_hub_create(int size, gpi_hub **hub);
-void gpi_hub_release(gpi_hub *hub);
+/* rank: the rank leaving (its peers' later rounds fail at once, naming
+ * it), or -1 while a communicator is being unmade. */
+void gpi_hub_release(gpi_hub *hub, int rank);
 gp_status gpi_hub_allgather(gp_comm *comm, const void *mine, size_t bytes, void *all);
 gp_status gpi_hub_p2p(gp_comm *comm, const gpi_p2p *ops, int nops);
 

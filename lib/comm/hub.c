@@ -1,8 +1,10 @@
-/* dist/hub.c - the transport of CPU ranks in one process: each rank posts a
+/* comm/hub.c - the transport of ranks in one process: each rank posts a
  * pointer to what it offers, all meet at a barrier, each copies what it
  * needs straight from its peers' memory, and all meet again before anyone
  * may reuse its buffers. A rank that does not arrive within the timeout
- * breaks the hub: every waiting and later call fails instead of hanging. */
+ * breaks the hub: every waiting and later call fails instead of hanging.
+ * A rank that destroys its communicator leaves the hub: its peers' waiting
+ * and later rounds fail at once, naming it, instead of waiting it out. */
 #include "comm_internal.h"
 
 #include <errno.h>
@@ -21,6 +23,7 @@ struct gpi_hub {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int size, refs, arrived, broken;
+    int gone;             /* 1 + the first rank that left (destroyed its communicator), 0: none */
     unsigned long generation;
     hub_post *posts;
 };
@@ -41,14 +44,15 @@ gp_status gpi_hub_create(int size, gpi_hub **out)
     return GP_SUCCESS;
 }
 
-void gpi_hub_release(gpi_hub *h)
+void gpi_hub_release(gpi_hub *h, int rank)
 {
     int last;
     pthread_mutex_lock(&h->mu);
     last = --h->refs == 0;
-    /* A rank that leaves breaks any round still waiting for it. */
-    if (!last && h->arrived > 0) {
-        __atomic_store_n(&h->broken, 1, __ATOMIC_RELAXED);
+    /* A rank that leaves ends every round that waits, or will wait, for it
+     * (rank < 0: a communicator being unmade, nobody waits). */
+    if (!last && rank >= 0) {
+        if (!h->gone) __atomic_store_n(&h->gone, rank + 1, __ATOMIC_RELAXED);
         pthread_cond_broadcast(&h->cv);
     }
     pthread_mutex_unlock(&h->mu);
@@ -70,12 +74,22 @@ static long elapsed_ns(const struct timespec *t0)
     return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
 }
 
+/* Why a round cannot complete: gone = 1 + a rank that left, or 0. */
+static gp_status left_or_broken(gp_comm *comm, int gone)
+{
+    if (gone)
+        return gpi_comm_fail(comm, GP_ERROR_COMM, "rank %d destroyed its communicator; this one cannot be used again",
+                             gone - 1);
+    return gpi_comm_fail(comm, GP_ERROR_COMM, "another rank timed out; the communicator is broken");
+}
+
 /* All ranks arrive, or none returns success. */
 static gp_status hub_barrier(gp_comm *comm)
 {
     gpi_hub *h = comm->hub;
     struct timespec deadline, t0;
     unsigned long gen;
+    int gone;
     gp_status s = GP_SUCCESS;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += comm->timeout_ms / 1000;
@@ -85,9 +99,10 @@ static gp_status hub_barrier(gp_comm *comm)
         deadline.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&h->mu);
-    if (h->broken) {
+    if (h->gone || h->broken) {
+        int gone = h->gone;
         pthread_mutex_unlock(&h->mu);
-        return gpi_comm_fail(comm, GP_ERROR_COMM, "another rank timed out or left; the communicator is broken");
+        return left_or_broken(comm, gone);
     }
     gen = h->generation;
     if (++h->arrived == h->size) {
@@ -98,10 +113,10 @@ static gp_status hub_barrier(gp_comm *comm)
         pthread_mutex_unlock(&h->mu);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         while (__atomic_load_n(&h->generation, __ATOMIC_ACQUIRE) == gen && !__atomic_load_n(&h->broken, __ATOMIC_RELAXED) &&
-               elapsed_ns(&t0) < HUB_SPIN_NS)
+               !__atomic_load_n(&h->gone, __ATOMIC_RELAXED) && elapsed_ns(&t0) < HUB_SPIN_NS)
             ;
         pthread_mutex_lock(&h->mu);
-        while (h->generation == gen && !h->broken) {
+        while (h->generation == gen && !h->broken && !h->gone) {
             int rc = pthread_cond_timedwait(&h->cv, &h->mu, &deadline);
             if (rc == ETIMEDOUT && h->generation == gen) {
                 __atomic_store_n(&h->broken, 1, __ATOMIC_RELAXED);
@@ -111,10 +126,11 @@ static gp_status hub_barrier(gp_comm *comm)
         }
         if (!s && h->generation == gen) s = GP_ERROR_COMM;
     }
+    gone = h->gone;
     pthread_mutex_unlock(&h->mu);
     if (s == GP_ERROR_TIMEOUT)
         return gpi_comm_fail(comm, s, "the other ranks did not join a collective within %d ms", comm->timeout_ms);
-    if (s) return gpi_comm_fail(comm, s, "another rank timed out or left; the communicator is broken");
+    if (s) return left_or_broken(comm, gone);
     return GP_SUCCESS;
 }
 

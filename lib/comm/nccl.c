@@ -1,4 +1,4 @@
-/* dist/nccl.c - the transport of CUDA ranks: NCCL, loaded with dlopen the
+/* comm/nccl.c - the transport of CUDA ranks: NCCL, loaded with dlopen the
  * first time it is needed, so that libgpuprim.so.0 carries no dependency on
  * it. Communicators are made non-blocking (config.blocking = 0): every NCCL
  * call returns at once and is completed by polling ncclCommGetAsyncError,

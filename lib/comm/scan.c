@@ -1,89 +1,88 @@
-/* dist/scan.c - gp_dist_scan and gp_dist_reduce.
+/* comm/scan.c - gp_dist_scan and gp_dist_reduce.
  *
- * Both: check locally, reduce the shard locally, exchange (verdict,
+ * Both: check locally and reduce the shard locally, exchange (verdict,
  * partial) once. Reduce then combines the partials in rank order; scan
  * combines those of the ranks before this one into a seed and scans its
  * shard from it (gpi_*_scan_seeded). A shard is read twice and written
- * once, against once and once on one GPU: the 2p/3 bound of DESIGN.md 5a. */
+ * once, against once and once on one GPU: the 2p/3 bound of a distributed
+ * scan. */
 #include "comm_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-/* Combine the ranks' partial results v[0] of recs[from, to) in rank order
- * into *out (one element of dtype): the CPU reference over that short array. */
-static gp_status combine(gp_context *ctx, gp_dtype dtype, gp_op op, const gpi_dist_rec *recs, int from, int to,
-                         void *out)
+typedef struct scan_args {
+    gp_dtype dtype;
+    gp_op op;
+    gp_scan_kind kind;
+    const void *in;
+    void *out;
+    size_t n;
+    void *result_host;
+    int is_scan;
+} scan_args;
+
+/* Combine the ranks' partial results v[0] of recs[0, to) in rank order
+ * into *out (one element of dtype): the CPU reference over that short
+ * array, in the communicator's own buffer (nothing to allocate). */
+static gp_status combine(gp_comm *comm, gp_dtype dtype, gp_op op, const gpi_dist_rec *recs, int to, void *out)
 {
     size_t es = gp_dtype_size(dtype);
-    unsigned char parts[64 * 8];
-    unsigned char *buf = parts;
     int q;
-    gp_status s;
-    if ((size_t)(to - from) > sizeof parts / es && !(buf = (unsigned char *)malloc((size_t)(to - from) * es)))
-        return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "combining %d partial results", to - from);
-    for (q = from; q < to; q++) memcpy(buf + (size_t)(q - from) * es, recs[q].v[0], es);
-    s = gpi_cpu_reduce(dtype, op, buf, (size_t)(to - from), out);
-    if (buf != parts) free(buf);
-    return s;
+    for (q = 0; q < to; q++) memcpy(comm->parts + (size_t)q * es, recs[q].v[0], es);
+    return gpi_cpu_reduce(dtype, op, comm->parts, (size_t)to, out);
 }
 
-/* Check, reduce the shard locally (unless skip_reduce), exchange. recs:
- * comm->size entries. */
-static gp_status reduce_and_exchange(gp_comm *comm, const char *fn, gp_status checked, int skip_reduce,
-                                     gp_dtype dtype, gp_op op, int kind, const void *in, size_t n,
-                                     gpi_dist_rec *recs)
+/* The check, then the shard's partial result (not on the last rank of a
+ * scan: its total is nobody's seed). */
+static gp_status check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_backend_part *part)
 {
-    gpi_dist_rec mine;
-    memset(&mine, 0, sizeof mine);
-    mine.status = checked;
-    mine.args[0] = dtype;
-    mine.args[1] = op;
-    mine.args[2] = kind;
-    mine.n = n;
-    if (checked || skip_reduce) return gpi_dist_exchange(comm, fn, &mine, recs);
-    if (comm->ctx->backend == GP_BACKEND_CUDA) {
-        /* The partial goes from the kernel into the exchange on the device:
-         * one wait for both. */
-        gpi_backend_part part = {NULL, offsetof(gpi_dist_rec, v), gp_dtype_size(dtype)};
-        void *slot = NULL;
-        mine.status = gpi_comm_scratch(comm, 8, &slot);
-        if (!mine.status) mine.status = gpi_cuda_reduce_device(comm->ctx, dtype, op, in, n, slot);
-        part.src = slot;
-        return gpi_dist_exchange_part(comm, fn, &mine, mine.status ? NULL : &part, recs);
-    }
-    mine.status = gpi_reduce_run(comm->ctx, dtype, op, in, n, mine.v[0]);
-    return gpi_dist_exchange(comm, fn, &mine, recs);
+    scan_args *a = (scan_args *)arg;
+    gp_status s;
+    void *slot = NULL;
+    s = a->is_scan ? gpi_scan_check(comm->ctx, "gp_dist_scan", a->dtype, a->op, a->kind, a->in, a->out, a->n)
+                   : gpi_reduce_check(comm->ctx, "gp_dist_reduce", a->dtype, a->op, a->in, a->n, a->result_host);
+    mine->n = a->n;
+    if (s || (a->is_scan && comm->rank == comm->size - 1)) return s;
+    if (comm->ctx->backend != GP_BACKEND_CUDA) return gpi_reduce_run(comm->ctx, a->dtype, a->op, a->in, a->n, mine->v[0]);
+    /* The partial goes from the kernel into the exchange on the device:
+     * one wait for both. */
+    if ((s = gpi_comm_scratch(comm, 8, &slot))) return s;
+    if ((s = gpi_cuda_reduce_device(comm->ctx, a->dtype, a->op, a->in, a->n, slot))) return s;
+    part->src = slot;
+    part->offset = offsetof(gpi_dist_rec, v);
+    part->bytes = gp_dtype_size(a->dtype);
+    return GP_SUCCESS;
+}
+
+static gp_status run_reduce(gp_comm *comm, void *arg, const gpi_dist_rec *all, size_t *found)
+{
+    scan_args *a = (scan_args *)arg;
+    (void)found;
+    return combine(comm, a->dtype, a->op, all, comm->size, a->result_host);
+}
+
+static gp_status run_scan(gp_comm *comm, void *arg, const gpi_dist_rec *all, size_t *found)
+{
+    scan_args *a = (scan_args *)arg;
+    unsigned char seed[8];
+    gp_status s = combine(comm, a->dtype, a->op, all, comm->rank, seed);
+    (void)found;
+    if (s || a->n == 0) return s;
+    if (comm->ctx->backend == GP_BACKEND_CUDA)
+        return gpi_cuda_scan_seeded(comm->ctx, a->dtype, a->op, a->kind, a->in, a->out, a->n, seed);
+    return gpi_cpu_scan_seeded(a->dtype, a->op, a->kind, a->in, a->out, a->n, seed);
 }
 
 gp_status gp_dist_reduce(gp_comm *comm, gp_dtype dtype, gp_op op, const void *in, size_t n, void *result_host)
 {
-    gpi_dist_rec *recs;
-    gp_status s = gpi_comm_enter(comm), checked;
-    if (s) return s;
-    checked = gpi_reduce_check(comm->ctx, "gp_dist_reduce", dtype, op, in, n, result_host);
-    if (!(recs = (gpi_dist_rec *)calloc((size_t)comm->size, sizeof *recs))) return GP_ERROR_OUT_OF_MEMORY;
-    s = reduce_and_exchange(comm, "gp_dist_reduce", checked, 0, dtype, op, 0, in, n, recs);
-    if (!s) s = combine(comm->ctx, dtype, op, recs, 0, comm->size, result_host);
-    free(recs);
-    return s;
+    scan_args a = {dtype, op, GP_SCAN_INCLUSIVE, in, NULL, n, result_host, 0};
+    gpi_dist_call call = {"gp_dist_reduce", GPI_DIST_REDUCE, {dtype, op, 0}, 0, 0, check, run_reduce, NULL};
+    return gpi_dist_call_run(comm, &call, &a);
 }
 
 gp_status gp_dist_scan(gp_comm *comm, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n)
 {
-    gpi_dist_rec *recs;
-    unsigned char seed[8];
-    gp_status s = gpi_comm_enter(comm), checked;
-    if (s) return s;
-    checked = gpi_scan_check(comm->ctx, "gp_dist_scan", dtype, op, kind, in, out, n);
-    if (!(recs = (gpi_dist_rec *)calloc((size_t)comm->size, sizeof *recs))) return GP_ERROR_OUT_OF_MEMORY;
-    /* The last rank's total is nobody's seed: it skips the local reduce. */
-    s = reduce_and_exchange(comm, "gp_dist_scan", checked, comm->rank == comm->size - 1, dtype, op, kind, in, n,
-                            recs);
-    if (!s) s = combine(comm->ctx, dtype, op, recs, 0, comm->rank, seed);
-    free(recs);
-    if (s || n == 0) return s;
-    if (comm->ctx->backend == GP_BACKEND_CUDA)
-        return gpi_cuda_scan_seeded(comm->ctx, dtype, op, kind, in, out, n, seed);
-    return gpi_cpu_scan_seeded(dtype, op, kind, in, out, n, seed);
+    scan_args a = {dtype, op, kind, in, out, n, NULL, 1};
+    gpi_dist_call call = {"gp_dist_scan", GPI_DIST_SCAN, {dtype, op, kind}, 0, 0, check, run_scan, NULL};
+    return gpi_dist_call_run(comm, &call, &a);
 }

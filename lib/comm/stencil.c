@@ -1,4 +1,4 @@
-/* dist/stencil.c - gp_dist_stencil_2d: a matrix split by rows.
+/* comm/stencil.c - gp_dist_stencil_2d: a matrix split by rows.
  *
  * Each rank receives the row above its first (north halo) and the row below
  * its last (south halo) from the neighbouring non-empty ranks, in one group
@@ -43,43 +43,45 @@ static gp_status edge_rows(gp_comm *comm, const gpi_p2p *ops, int nops, gp_dtype
     return gpi_stencil_2d_run(ctx, dtype, weights, boundary, a, t_out, rows == 1 ? 3 : 6, cols);
 }
 
-gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
-                             const void *in, void *out, size_t rows, size_t cols)
+typedef struct stencil_args {
+    gp_dtype dtype;
+    const gp_stencil5 *weights;
+    gp_boundary boundary;
+    const void *in;
+    void *out;
+    size_t rows, cols;
+    size_t row_bytes;
+    char *t_in; /* 12 rows of scratch: 6 in, 6 out */
+} stencil_args;
+
+static gp_status stencil_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_backend_part *part)
 {
     static const char fn[] = "gp_dist_stencil_2d";
-    gpi_dist_rec mine, *recs;
-    gp_context *ctx;
+    stencil_args *a = (stencil_args *)arg;
+    gp_status s = gpi_stencil_2d_check(comm->ctx, fn, a->dtype, a->weights, a->boundary, a->in, a->out, a->rows,
+                                       a->cols);
+    (void)part;
+    mine->n = a->rows;
+    if (s || !a->rows || !a->cols) return s;
+    a->row_bytes = a->cols * gp_dtype_size(a->dtype); /* checked: rows * cols * size fits */
+    if (a->row_bytes > SIZE_MAX / 12)
+        return gpi_error(comm->ctx, GP_ERROR_SIZE_OVERFLOW, "%s: halo scratch of 12 rows overflows", fn);
+    return gpi_comm_scratch(comm, 12 * a->row_bytes, (void **)&a->t_in);
+}
+
+static gp_status stencil_run(gp_comm *comm, void *arg, const gpi_dist_rec *recs, size_t *found)
+{
+    stencil_args *a = (stencil_args *)arg;
+    gp_context *ctx = comm->ctx;
     gpi_p2p ops[4];
     int nops = 0, q, first = -1, last = -1, prev = -1, next = -1;
-    size_t row_bytes = 0;
-    char *t_in = NULL, *t_out;
-    const char *src = (const char *)in;
-    gp_status s = gpi_comm_enter(comm);
-    if (s) return s;
-    ctx = comm->ctx;
-    memset(&mine, 0, sizeof mine);
-    mine.status = gpi_stencil_2d_check(ctx, fn, dtype, weights, boundary, in, out, rows, cols);
-    mine.args[0] = dtype;
-    mine.args[1] = boundary;
-    mine.n = rows;
-    mine.cols = cols;
-    /* The halos need 12 rows of scratch: 6 in, 6 out. */
-    if (!mine.status && rows && cols) {
-        row_bytes = cols * gp_dtype_size(dtype); /* checked: rows * cols * size fits */
-        if (row_bytes > SIZE_MAX / 12)
-            mine.status = gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: halo scratch of 12 rows overflows", fn);
-        else mine.status = gpi_comm_scratch(comm, 12 * row_bytes, (void **)&t_in);
-    }
-    if (!(recs = (gpi_dist_rec *)calloc((size_t)comm->size, sizeof *recs))) return GP_ERROR_OUT_OF_MEMORY;
-    s = gpi_dist_exchange(comm, fn, &mine, recs);
-    if (s || cols == 0) { /* cols agree: every rank leaves here */
-        free(recs);
-        return s;
-    }
-    if (rows == 0) { /* no halo to trade, but the group is collective */
-        free(recs);
-        return gpi_comm_p2p(comm, NULL, 0, GPI_P2P_QUEUE);
-    }
+    const size_t rows = a->rows, cols = a->cols, row_bytes = a->row_bytes;
+    const char *src = (const char *)a->in;
+    char *t_out;
+    gp_status s;
+    (void)found;
+    if (cols == 0) return GP_SUCCESS;                               /* cols agree: every rank leaves here */
+    if (rows == 0) return gpi_comm_p2p(comm, NULL, 0, GPI_P2P_QUEUE); /* no halo, but the group is collective */
     for (q = 0; q < comm->size; q++) {
         if (recs[q].n == 0) continue;
         if (first < 0) first = q;
@@ -87,17 +89,16 @@ gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *w
         if (q < comm->rank) prev = q;
         if (q > comm->rank && next < 0) next = q;
     }
-    free(recs);
-    if (boundary == GP_BOUNDARY_PERIODIC) {
+    if (a->boundary == GP_BOUNDARY_PERIODIC) {
         if (prev < 0) prev = last; /* may be this rank */
         if (next < 0) next = first;
     }
     /* Scratch: A = [north, row 0, row 1], B = [row r-2, row r-1, south] (a
      * single row: A = [north, row 0, south], B unused), then their outputs. */
-    t_out = t_in + 6 * row_bytes;
+    t_out = a->t_in + 6 * row_bytes;
     {
-        char *a = t_in, *b = t_in + 3 * row_bytes;
-        char *north = a, *south = rows == 1 ? a + 2 * row_bytes : b + 2 * row_bytes;
+        char *ta = a->t_in, *tb = a->t_in + 3 * row_bytes;
+        char *north = ta, *south = rows == 1 ? ta + 2 * row_bytes : tb + 2 * row_bytes;
         void *main_stream = ctx->stream;
         /* Sends first: the last row is the next rank's north halo, the first
          * row the previous rank's south halo; receives in the same order. */
@@ -111,18 +112,29 @@ gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *w
          * two copies into out wait for the bulk, which wrote those rows
          * with the shard's edges taken for the matrix's. */
         if ((s = gpi_comm_fork(comm))) return s;
-        if (rows > 2 && (s = gpi_stencil_2d_run(ctx, dtype, weights, boundary, in, out, rows, cols))) return s;
+        if (rows > 2 && (s = gpi_stencil_2d_run(ctx, a->dtype, a->weights, a->boundary, a->in, a->out, rows, cols)))
+            return s;
         if (ctx->backend == GP_BACKEND_CUDA) ctx->stream = comm->side; /* restored below on every path */
-        s = edge_rows(comm, ops, nops, dtype, weights, boundary, src, rows, cols, row_bytes, a, b, north, south,
-                      prev < 0, next < 0, t_out);
+        s = edge_rows(comm, ops, nops, a->dtype, a->weights, a->boundary, src, rows, cols, row_bytes, ta, tb, north,
+                      south, prev < 0, next < 0, t_out);
         ctx->stream = main_stream;
         if (s || (s = gpi_comm_join(comm))) return s;
-        if (rows == 1) return gpi_copy(ctx, out, t_out + row_bytes, row_bytes, 2);
+        if (rows == 1) return gpi_copy(ctx, a->out, t_out + row_bytes, row_bytes, 2);
         /* Rows 1 and 4 of the 6-row run are A's and B's middles: rows 0 and
          * 2 of A/B are their neighbours, whatever stands at rows 3 and 2. */
-        if ((s = gpi_copy(ctx, out, t_out + row_bytes, row_bytes, 2))) return s;
-        return gpi_copy(ctx, (char *)out + (rows - 1) * row_bytes, t_out + 4 * row_bytes, row_bytes, 2);
+        if ((s = gpi_copy(ctx, a->out, t_out + row_bytes, row_bytes, 2))) return s;
+        return gpi_copy(ctx, (char *)a->out + (rows - 1) * row_bytes, t_out + 4 * row_bytes, row_bytes, 2);
     }
+}
+
+gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
+                             const void *in, void *out, size_t rows, size_t cols)
+{
+    stencil_args a = {dtype, weights, boundary, in, out, rows, cols, 0, NULL};
+    /* The weights must agree too: they travel as a digest. */
+    gpi_dist_call call = {"gp_dist_stencil_2d", GPI_DIST_STENCIL_2D, {dtype, boundary, 0}, cols,
+                          weights ? gpi_dist_digest(weights, sizeof *weights) : 0, stencil_check, stencil_run, NULL};
+    return gpi_dist_call_run(comm, &call, &a);
 }
 
 gp_status gp_dist_laplacian_2d(gp_comm *comm, gp_dtype dtype, gp_boundary boundary, const void *in, void *out,
