@@ -9,6 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* gp_context_set_cpu_threads keeps at most this many (gpuprim.h says so). */
+#define MAX_CPU_THREADS 1024
+
 gp_status gpi_cuda_status(gp_context *ctx, int cuda_error, const char *what)
 {
     cudaError_t e = (cudaError_t)cuda_error;
@@ -128,8 +131,9 @@ gp_status gp_context_get_backend(const gp_context *ctx, gp_backend *backend)
 gp_status gp_context_set_stream(gp_context *ctx, void *stream)
 {
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    gpi_clear_error(ctx); /* every call on the context starts with no detail */
     if (ctx->backend == GP_BACKEND_CPU && stream != NULL)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "the CPU backend has no streams");
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_context_set_stream: the CPU backend has no streams");
     ctx->stream = stream;
     return GP_SUCCESS;
 }
@@ -144,8 +148,10 @@ gp_status gp_context_get_stream(const gp_context *ctx, void **stream)
 gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t bytes)
 {
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    gpi_clear_error(ctx);
     if ((workspace == NULL) != (bytes == 0))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "workspace and bytes must both be set or both be 0");
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT,
+                         "gp_context_set_workspace: workspace and bytes must both be set or both be 0");
     if (workspace) {
         gp_status s = gpi_check_buffer(ctx, workspace, bytes, "workspace");
         if (s) return s;
@@ -158,10 +164,13 @@ gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t byte
 gp_status gp_context_set_cpu_threads(gp_context *ctx, int threads)
 {
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    gpi_clear_error(ctx);
     if (threads < 0)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_context_set_cpu_threads: %d threads (want 0 or more)", threads);
-    gpi_clear_error(ctx);
-    ctx->cpu_threads = threads;
+    /* More threads than this never help (the parallel loops cap themselves
+     * far lower), and the cap keeps the callers' arithmetic on the count
+     * (threads * chunks per thread, ...) far from int overflow. */
+    ctx->cpu_threads = threads < MAX_CPU_THREADS ? threads : MAX_CPU_THREADS;
     return GP_SUCCESS;
 }
 
@@ -273,7 +282,10 @@ gp_status gp_free(gp_context *ctx, void *ptr)
 {
     gp_status s;
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    if (!ptr) return GP_SUCCESS;
+    if (!ptr) {
+        gpi_clear_error(ctx); /* a no-op, but a call on the context all the same */
+        return GP_SUCCESS;
+    }
     if ((s = gpi_enter(ctx))) return s;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_status(ctx, cudaFree(ptr), "cudaFree");
     free(ptr);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 
 static gp_status check_image(const float *rgba, int width, int height)
@@ -73,7 +74,8 @@ typedef struct png_io {
 static void png_fail(png_structp png, png_const_charp msg)
 {
     png_io *io = (png_io *)png_get_error_ptr(png);
-    gpr_io_error("%s: %s", io->path, msg);
+    char esc[4 * 120 + 1]; /* libpng quotes chunk names from the file */
+    gpr_io_error("%s: %s", io->path, gpr_escape(msg, 120, esc, sizeof esc));
     longjmp(io->jmp, 1);
 }
 
@@ -116,14 +118,44 @@ static gp_status write_png(FILE *f, const image_src *src, const char *path)
     return ferror(f) ? GP_ERROR_IO : GP_SUCCESS;
 }
 
+/* A decoded image: the pixels are decoded into `pix`, a private buffer, and
+ * reach the caller's only once the whole file has been read without error. */
+static gp_status image_alloc(const char *path, int w, int h, unsigned char **pix)
+{
+    if (!(*pix = (unsigned char *)malloc((size_t)w * (size_t)h * 3))) {
+        gpr_io_error("%s: out of memory for %dx%d pixels", path, w, h);
+        return GP_ERROR_OUT_OF_MEMORY;
+    }
+    return GP_SUCCESS;
+}
+
+/* Size checks shared by both formats: a side in 1 .. GP_RENDER_MAX_SIDE
+ * (else GP_ERROR_PARSE) and, when rgb is given, room for every pixel (else
+ * GP_ERROR_INVALID_ARGUMENT). */
+static gp_status check_size(const char *path, unsigned long w, unsigned long h, const unsigned char *rgb,
+                            size_t capacity)
+{
+    if (w < 1 || h < 1 || w > GP_RENDER_MAX_SIDE || h > GP_RENDER_MAX_SIDE) {
+        gpr_io_error("%s: %lux%lu pixels, outside 1..%d a side", path, w, h, GP_RENDER_MAX_SIDE);
+        return GP_ERROR_PARSE;
+    }
+    if (rgb && capacity < (size_t)w * h * 3) {
+        gpr_io_error("%s: %lux%lu pixels need %zu bytes, %zu given", path, w, h, (size_t)w * h * 3, capacity);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    return GP_SUCCESS;
+}
+
 /* Decode a PNG into 8-bit RGB, row 0 at the bottom. rgb NULL: size only. */
 static gp_status read_png(FILE *f, const char *path, int *w, int *h, unsigned char *rgb, size_t capacity)
 {
     png_io io;
     png_structp png;
     png_infop info = NULL;
-    png_uint_32 pw, ph;
-    int j;
+    unsigned char *volatile pix = NULL;
+    png_bytep *volatile rows = NULL;
+    png_uint_32 pw, ph, k;
+    gp_status st;
     io.path = path;
     png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, png_fail, png_warn);
     if (!png || !(info = png_create_info_struct(png))) {
@@ -132,71 +164,135 @@ static gp_status read_png(FILE *f, const char *path, int *w, int *h, unsigned ch
     }
     if (setjmp(io.jmp)) {
         png_destroy_read_struct(&png, &info, NULL);
+        free(pix);
+        free(rows);
         return GP_ERROR_PARSE;
     }
     png_init_io(png, f);
     png_read_info(png, info);
     pw = png_get_image_width(png, info);
     ph = png_get_image_height(png, info);
-    if (pw < 1 || ph < 1 || pw > GP_RENDER_MAX_SIDE || ph > GP_RENDER_MAX_SIDE) {
-        gpr_io_error("%s: %ux%u pixels, outside 1..%d a side", path, (unsigned)pw, (unsigned)ph, GP_RENDER_MAX_SIDE);
+    if ((st = check_size(path, pw, ph, rgb, capacity)) || !rgb) {
         png_destroy_read_struct(&png, &info, NULL);
-        return GP_ERROR_PARSE;
+        if (!st) {
+            *w = (int)pw;
+            *h = (int)ph;
+        }
+        return st;
     }
-    *w = (int)pw;
-    *h = (int)ph;
-    if (!rgb) {
-        png_destroy_read_struct(&png, &info, NULL);
-        return GP_SUCCESS;
-    }
-    if (capacity < (size_t)pw * ph * 3) {
-        gpr_io_error("%s: %ux%u pixels need %zu bytes, %zu given", path, (unsigned)pw, (unsigned)ph,
-                     (size_t)pw * ph * 3, capacity);
-        png_destroy_read_struct(&png, &info, NULL);
-        return GP_ERROR_INVALID_ARGUMENT;
-    }
-    /* Any PNG to 8-bit RGB: expand palettes and low depths, drop alpha and 16-bit. */
+    /* Any PNG to 8-bit RGB: expand palettes and low depths, drop alpha and
+     * 16-bit; interlaced (Adam7) files are read whole, every pass. */
     png_set_expand(png);
     png_set_strip_16(png);
     png_set_strip_alpha(png);
     png_set_gray_to_rgb(png);
+    (void)png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)pw * 3) {
         gpr_io_error("%s: unsupported PNG layout", path);
         png_destroy_read_struct(&png, &info, NULL);
         return GP_ERROR_PARSE;
     }
-    for (j = (int)ph - 1; j >= 0; j--) png_read_row(png, rgb + (size_t)j * pw * 3, NULL);
-    png_read_end(png, NULL);
+    {
+        unsigned char *buf = NULL;
+        st = image_alloc(path, (int)pw, (int)ph, &buf);
+        pix = buf;
+    }
+    if (st || !(rows = (png_bytep *)malloc((size_t)ph * sizeof(png_bytep)))) {
+        if (!st) gpr_io_error("%s: out of memory", path);
+        png_destroy_read_struct(&png, &info, NULL);
+        free(pix);
+        return GP_ERROR_OUT_OF_MEMORY;
+    }
+    for (k = 0; k < ph; k++) rows[k] = pix + (size_t)(ph - 1 - k) * pw * 3; /* top row first */
+    png_read_image(png, rows);
+    png_read_end(png, NULL); /* checks the rest of the file, CRCs included */
     png_destroy_read_struct(&png, &info, NULL);
+    memcpy(rgb, pix, (size_t)pw * ph * 3);
+    free(pix);
+    free(rows);
+    *w = (int)pw;
+    *h = (int)ph;
     return GP_SUCCESS;
+}
+
+/* ---- binary PPM -------------------------------------------------------------- */
+
+static int ppm_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* Skip a comment: '#' (already read) through the end of its line. Returns
+ * the byte that ends it ('\n', '\r' or EOF). */
+static int ppm_comment(FILE *f)
+{
+    int c;
+    do c = getc(f);
+    while (c != '\n' && c != '\r' && c != EOF);
+    return c;
+}
+
+/* One header number, after whitespace and '#' comments (netpbm allows both
+ * between any two header fields), with the one whitespace byte (or comment
+ * ending in a newline) that ends it consumed. -1 when malformed. */
+static long ppm_number(FILE *f)
+{
+    long v = 0;
+    int c = getc(f);
+    for (;;) {
+        if (c == '#') c = ppm_comment(f);
+        else if (ppm_space(c)) c = getc(f);
+        else break;
+    }
+    if (c < '0' || c > '9') return -1;
+    for (; c >= '0' && c <= '9'; c = getc(f))
+        if (v < 1000000) v = v * 10 + (c - '0'); /* past every accepted value: stays too large */
+    if (c == '#') c = ppm_comment(f);
+    return ppm_space(c) ? v : -1;
+}
+
+/* The magic "P6" and the whitespace (or comment) after it. */
+static int ppm_magic(FILE *f)
+{
+    int c;
+    if (getc(f) != 'P' || getc(f) != '6') return 0;
+    c = getc(f);
+    if (c == '#') c = ppm_comment(f);
+    return ppm_space(c);
 }
 
 /* A binary PPM (P6, maxval 255), as write_ppm writes and most tools do. */
 static gp_status read_ppm(FILE *f, const char *path, int *w, int *h, unsigned char *rgb, size_t capacity)
 {
-    int pw, ph, maxval, j;
-    if (fscanf(f, "P6 %d %d %d", &pw, &ph, &maxval) != 3 || fgetc(f) == EOF) {
+    long pw, ph, maxval;
+    unsigned char *pix = NULL;
+    size_t line;
+    gp_status st;
+    int j;
+    if (!ppm_magic(f) || (pw = ppm_number(f)) < 0 || (ph = ppm_number(f)) < 0 ||
+        (maxval = ppm_number(f)) < 0) {
         gpr_io_error("%s: not a binary PPM (P6) header", path);
         return GP_ERROR_PARSE;
     }
-    if (pw < 1 || ph < 1 || pw > GP_RENDER_MAX_SIDE || ph > GP_RENDER_MAX_SIDE || maxval != 255) {
-        gpr_io_error("%s: %dx%d pixels of maxval %d (want 1..%d a side, maxval 255)", path, pw, ph, maxval,
-                     GP_RENDER_MAX_SIDE);
+    if (maxval != 255) {
+        gpr_io_error("%s: maxval %ld (want 255)", path, maxval);
         return GP_ERROR_PARSE;
     }
-    *w = pw;
-    *h = ph;
-    if (!rgb) return GP_SUCCESS;
-    if (capacity < (size_t)pw * ph * 3) {
-        gpr_io_error("%s: %dx%d pixels need %zu bytes, %zu given", path, pw, ph, (size_t)pw * ph * 3, capacity);
-        return GP_ERROR_INVALID_ARGUMENT;
+    if ((st = check_size(path, (unsigned long)pw, (unsigned long)ph, rgb, capacity))) return st;
+    if (rgb) {
+        if ((st = image_alloc(path, (int)pw, (int)ph, &pix))) return st;
+        line = (size_t)pw * 3;
+        for (j = (int)ph - 1; j >= 0; j--) /* top row first */
+            if (fread(pix + (size_t)j * line, 1, line, f) != line) {
+                st = ferror(f) ? GP_ERROR_IO : GP_ERROR_PARSE;
+                if (st == GP_ERROR_IO) gpr_io_error("%s: %s", path, strerror(errno));
+                else gpr_io_error("%s: the file ends inside the pixels", path);
+                free(pix);
+                return st;
+            }
+        memcpy(rgb, pix, line * (size_t)ph);
+        free(pix);
     }
-    for (j = ph - 1; j >= 0; j--)
-        if (fread(rgb + (size_t)j * pw * 3, 1, (size_t)pw * 3, f) != (size_t)pw * 3) {
-            gpr_io_error("%s: the file ends inside the pixels", path);
-            return GP_ERROR_PARSE;
-        }
+    *w = (int)pw;
+    *h = (int)ph;
     return GP_SUCCESS;
 }
 
@@ -206,6 +302,7 @@ gp_status gp_image_read_rgb8(const char *path, int *width, int *height, unsigned
     int w = 0, h = 0;
     size_t got;
     gp_status st;
+    struct stat sb;
     FILE *f;
     gpr_io_error_clear();
     if (!path || !width || !height) return GP_ERROR_INVALID_ARGUMENT;
@@ -213,7 +310,18 @@ gp_status gp_image_read_rgb8(const char *path, int *width, int *height, unsigned
         gpr_io_error("%s: %s", path, strerror(errno));
         return GP_ERROR_IO;
     }
+    /* A directory opens for reading; say what it is rather than "not an image". */
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        gpr_io_error("%s: %s", path, strerror(EISDIR));
+        fclose(f);
+        return GP_ERROR_IO;
+    }
     got = fread(magic, 1, sizeof magic, f);
+    if (got < sizeof magic && ferror(f)) {
+        gpr_io_error("%s: %s", path, strerror(errno));
+        fclose(f);
+        return GP_ERROR_IO;
+    }
     rewind(f);
     if (got == sizeof magic && !png_sig_cmp(magic, 0, sizeof magic)) st = read_png(f, path, &w, &h, rgb, capacity);
     else if (got >= 2 && magic[0] == 'P' && magic[1] == '6') st = read_ppm(f, path, &w, &h, rgb, capacity);

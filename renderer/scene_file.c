@@ -21,12 +21,17 @@ typedef struct reader {
     char buf[MAX_LINE + 2];
     char *err;
     size_t errlen;
+    int bom_seen; /* the byte-order mark at the start was skipped */
 } reader;
+
+/* Text from the file, as messages show it: at most `max` bytes, the
+ * non-printable ones escaped (\xHH). Each call site has its own buffer. */
+#define SHOWN(text, max, buf) gpr_escape((text), (max), (buf), sizeof(buf))
 
 static gp_status fail(reader *r, gp_status s, const char *fmt, ...)
 {
     if (r->err && r->errlen > 0) {
-        char msg[256];
+        char msg[512];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
@@ -58,6 +63,12 @@ static int read_line(reader *r, gp_status *st)
             return -1;
         }
         r->buf[len++] = (char)c;
+        /* A UTF-8 byte-order mark at the very start of the file (editors on
+         * Windows write one) is not content. */
+        if (r->line == 0 && len == 3 && memcmp(r->buf, "\xEF\xBB\xBF", 3) == 0 && !r->bom_seen) {
+            r->bom_seen = 1;
+            len = 0;
+        }
     }
     if (c == EOF && ferror(r->f)) {
         r->line++;
@@ -98,12 +109,16 @@ static gp_status parse_count(reader *r, char *p, size_t *n)
 {
     unsigned long long v = 0;
     char *q = p;
-    if (*q < '0' || *q > '9') return fail(r, GP_ERROR_PARSE, "expected a circle count, found \"%.40s\"", p);
+    char esc[4 * 40 + 1];
+    if (*q < '0' || *q > '9')
+        return fail(r, GP_ERROR_PARSE, "expected a circle count, found \"%s\"", SHOWN(p, 40, esc));
     while (*q >= '0' && *q <= '9') {
         if (v <= (unsigned long long)GP_SCENE_MAX_CIRCLES) v = v * 10 + (unsigned)(*q - '0');
         q++;
     }
-    if (*skip_space(q) != '\0') return fail(r, GP_ERROR_PARSE, "unexpected text after the circle count: \"%.40s\"", skip_space(q));
+    if (*skip_space(q) != '\0')
+        return fail(r, GP_ERROR_PARSE, "unexpected text after the circle count: \"%s\"",
+                    SHOWN(skip_space(q), 40, esc));
     if (v == 0) return fail(r, GP_ERROR_PARSE, "the circle count must be at least 1");
     if (v > (unsigned long long)GP_SCENE_MAX_CIRCLES)
         return fail(r, GP_ERROR_PARSE, "circle count larger than the limit of %zu", (size_t)GP_SCENE_MAX_CIRCLES);
@@ -114,6 +129,7 @@ static gp_status parse_count(reader *r, char *p, size_t *n)
 /* Exactly 7 finite numbers on the line. */
 static gp_status parse_values(reader *r, char *p, float v[7])
 {
+    char esc[4 * 40 + 1];
     int k;
     for (k = 0; k < 7; k++) {
         char *end;
@@ -122,12 +138,13 @@ static gp_status parse_values(reader *r, char *p, float v[7])
         errno = 0;
         v[k] = strtof(p, &end);
         if (end == p || (*end != '\0' && !is_space(*end)))
-            return fail(r, GP_ERROR_PARSE, "value %d is not a number: \"%.40s\"", k + 1, p);
-        if (!isfinite(v[k])) return fail(r, GP_ERROR_PARSE, "value %d is not finite: \"%.40s\"", k + 1, p);
+            return fail(r, GP_ERROR_PARSE, "value %d is not a number: \"%s\"", k + 1, SHOWN(p, 40, esc));
+        if (!isfinite(v[k]))
+            return fail(r, GP_ERROR_PARSE, "value %d is not finite: \"%s\"", k + 1, SHOWN(p, 40, esc));
         p = end;
     }
     p = skip_space(p);
-    if (*p != '\0') return fail(r, GP_ERROR_PARSE, "more than 7 values on the line: \"%.40s\"", p);
+    if (*p != '\0') return fail(r, GP_ERROR_PARSE, "more than 7 values on the line: \"%s\"", SHOWN(p, 40, esc));
     return GP_SUCCESS;
 }
 
@@ -179,8 +196,10 @@ static gp_status load(reader *r, gp_scene **scene)
         /* The header: the magic word, blanks, the version 1, nothing else. */
         char *p = text + strlen(MAGIC);
         char *q = skip_space(p);
+        char esc[4 * 60 + 1];
         if (q == p || q[0] != '1' || *skip_space(q + 1) != '\0')
-            return fail(r, GP_ERROR_PARSE, "unsupported header \"%.60s\" (expected \"" MAGIC " 1\")", text);
+            return fail(r, GP_ERROR_PARSE, "unsupported header \"%s\" (expected \"" MAGIC " 1\")",
+                        SHOWN(text, 60, esc));
         got = next_content(r, &st, &text);
         if (got < 0) return st;
         if (got == 0) return fail(r, GP_ERROR_PARSE, "file ends before the circle count");

@@ -30,11 +30,25 @@ GPR_HD int gpr_clamp_coord(float v, int lo, int hi)
     return i < lo ? lo : (i > hi ? hi : i);
 }
 
-/* Pixel bounding box of a circle: [x0, x1) x [y0, y1), clamped to the image. */
+/* Pixel bounding box of a circle: [x0, x1) x [y0, y1), clamped to the image.
+ * A circle whose radius is not positive (0, negative, NaN) covers no area:
+ * its box is empty, so it draws nothing. Every renderer draws a circle only
+ * inside this box (the reference, the CPU tiles, the CUDA binning), so the
+ * rule holds for all of them; without it a radius of 0 would pass
+ * gpr_shade's d2 <= r*r at a pixel centre that is the circle's own centre
+ * (and snow shading would divide 0 by 0 there). */
 GPR_HD void gpr_circle_box(float px, float py, float rad, int width, int height,
                            int *x0, int *x1, int *y0, int *y1)
 {
-    float minX = px - rad, maxX = px + rad, minY = py - rad, maxY = py + rad;
+    float minX, maxX, minY, maxY;
+    if (!(rad > 0.f)) {
+        *x0 = *x1 = *y0 = *y1 = 0;
+        return;
+    }
+    minX = px - rad;
+    maxX = px + rad;
+    minY = py - rad;
+    maxY = py + rad;
     *x0 = gpr_clamp_coord(minX * (float)width, 0, width);
     *x1 = gpr_clamp_coord(maxX * (float)width, -1, width - 1) + 1;
     *y0 = gpr_clamp_coord(minY * (float)height, 0, height);
@@ -74,10 +88,11 @@ GPR_HD void gpr_shade(gpr_rgba *c, float cx, float cy, float px, float py, float
          * memory on the GPU); the values are the table's exactly. */
         float t = sqrtf(d2) / rad;
         float scaled = t * 4.f;
-        /* scaled is NaN for a zero radius at a pixel centre (0/0) and inf for
-         * radii whose square overflows: converting those to int is undefined
-         * in C (x86 gives INT_MIN, the GPU 0 or INT_MAX), so take the last
-         * entry instead: the pixel comes out NaN as before, on both. */
+        /* A radius of 0 never gets here (gpr_circle_box's box is empty).
+         * scaled is inf or NaN where the radius or the distance is so large
+         * that a square overflows: converting those to int is undefined in C
+         * (x86 gives INT_MIN, the GPU 0 or INT_MAX), so take the last entry
+         * instead, the same on both. */
         int base = scaled < 4.f ? (int)scaled : 4;
         int next;
         float w, omw, maxAlpha;

@@ -2,6 +2,9 @@
  * suite stands on. */
 #include "test_util.h"
 
+#include <gpuprim/render.h>
+
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +138,81 @@ static void buffers_round_trip(void **state)
     free(back);
 }
 
+
+/* Every call on a context starts with an empty detail message: a failed
+ * setter's message does not outlive the next call, setters included. */
+static void details_do_not_outlive_the_next_call(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    void *p = (void *)0x1;
+    int k;
+    for (k = 0; k < 7; k++) {
+        /* a failure that leaves a detail, on either backend */
+        if (k % 2) assert_int_equal(gp_context_set_workspace(ctx, (void *)0x10, 0), GP_ERROR_INVALID_ARGUMENT);
+        else assert_int_equal(gp_context_set_cpu_threads(ctx, -5), GP_ERROR_INVALID_ARGUMENT);
+        assert_true(gp_context_last_error(ctx)[0] != '\0');
+        switch (k) {
+        case 0: GPT_OK(ctx, gp_context_set_stream(ctx, NULL)); break;
+        case 1: GPT_OK(ctx, gp_context_set_workspace(ctx, NULL, 0)); break;
+        case 2: GPT_OK(ctx, gp_context_set_cpu_threads(ctx, 0)); break;
+        case 3: GPT_OK(ctx, gp_free(ctx, NULL)); break;
+        case 4:
+            GPT_OK(ctx, gp_malloc(ctx, &p, 0));
+            assert_null(p);
+            break;
+        case 5: GPT_OK(ctx, gp_context_synchronize(ctx)); break;
+        case 6: GPT_OK(ctx, gp_upload(ctx, NULL, NULL, 0)); break;
+        }
+        if (gp_context_last_error(ctx)[0] != '\0')
+            fail_msg("case %d: a stale detail survives a successful call: \"%s\"", k, gp_context_last_error(ctx));
+    }
+}
+
+/* The case the CPU backend meets: a stream refused, then NULL accepted. */
+static void refused_stream_detail_is_cleared(void **state)
+{
+    gp_context *ctx = NULL;
+    (void)state;
+    assert_int_equal(gp_context_create(&ctx, GP_BACKEND_CPU, 0), GP_SUCCESS);
+    assert_int_equal(gp_context_set_stream(ctx, (void *)0x10), GP_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(gp_context_last_error(ctx), "no streams"));
+    assert_int_equal(gp_context_set_stream(ctx, NULL), GP_SUCCESS);
+    assert_string_equal(gp_context_last_error(ctx), "");
+    assert_int_equal(gp_context_set_stream(ctx, (void *)0x10), GP_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gp_context_set_workspace(ctx, NULL, 0), GP_SUCCESS);
+    assert_string_equal(gp_context_last_error(ctx), "");
+    gp_context_destroy(ctx);
+}
+
+/* Any thread count is safe: counts past 1024 are taken as 1024, and the CPU
+ * renderer (which works with twice the count) still draws the exact image. */
+static void huge_thread_counts_are_capped(void **state)
+{
+    static const int counts[] = {INT_MAX, INT_MAX - 1, 1 << 30, 1025, 1024, 3};
+    const int W = 67, H = 45;
+    gp_context *ctx = NULL;
+    gp_scene *scene = NULL;
+    float *want = gpt_malloc((size_t)W * H * 16), *got = gpt_malloc((size_t)W * H * 16);
+    size_t k, differ = 1;
+    (void)state;
+    assert_int_equal(gp_context_create(&ctx, GP_BACKEND_CPU, 0), GP_SUCCESS);
+    assert_int_equal(gp_scene_create(&scene, "rand10k", 0), GP_SUCCESS);
+    assert_int_equal(gp_render_reference(scene, W, H, want), GP_SUCCESS);
+    for (k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        assert_int_equal(gp_context_set_cpu_threads(ctx, counts[k]), GP_SUCCESS);
+        assert_string_equal(gp_context_last_error(ctx), "");
+        gpt_poison(got, (size_t)W * H * 16);
+        assert_int_equal(gp_render(ctx, scene, W, H, got), GP_SUCCESS);
+        assert_int_equal(gp_image_compare(want, got, W, H, NULL, &differ), GP_SUCCESS);
+        assert_int_equal(differ, 0);
+        assert_memory_equal(got, want, (size_t)W * H * 16);
+    }
+    gp_scene_destroy(scene);
+    gp_context_destroy(ctx);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -144,6 +222,9 @@ int main(void)
         cmocka_unit_test(context_bad_arguments),
         cmocka_unit_test(cuda_without_device_is_a_status),
         GPT_TEST_BOTH(buffers_round_trip),
+        GPT_TEST_BOTH(details_do_not_outlive_the_next_call),
+        cmocka_unit_test(refused_stream_detail_is_cleared),
+        cmocka_unit_test(huge_thread_counts_are_capped),
     };
     return cmocka_run_group_tests_name("context", tests, NULL, NULL);
 }

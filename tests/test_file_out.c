@@ -61,6 +61,14 @@ static unsigned char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+static void write_text_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 /* How many entries the directory holds besides . and .. */
 static int entries(void)
 {
@@ -311,6 +319,195 @@ static void reading_bad_files(void **state)
     remove(path);
 }
 
+
+/* Entries of directory `dir` besides . and .. */
+static int entries_of(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d) closedir(d);
+    return n;
+}
+
+/* Read an 8-bit image back and compare it with the floats written. */
+static void expect_image(const char *path, const float *img, int w, int h)
+{
+    unsigned char *want = gpt_malloc((size_t)w * h * 3), *got = gpt_malloc((size_t)w * h * 3);
+    int rw = 0, rh = 0;
+    assert_int_equal(gp_image_to_rgb8(img, w, h, want), GP_SUCCESS);
+    assert_int_equal(gp_image_read_rgb8(path, &rw, &rh, got, (size_t)w * h * 3), GP_SUCCESS);
+    assert_int_equal(rw, w);
+    assert_int_equal(rh, h);
+    assert_memory_equal(got, want, (size_t)w * h * 3);
+    free(want);
+    free(got);
+}
+
+/* Names up to NAME_MAX (255 bytes here) can be written: the temporary's
+ * name is shortened rather than passing the limit. */
+static void longest_names_can_be_written(void **state)
+{
+    static const int lengths[] = {255, 254, 228, 227, 200};
+    float *img = image(5, 3);
+    gp_scene *scene = NULL;
+    char name[300], path[600];
+    size_t k;
+    (void)state;
+    gpt_seed_once();
+    assert_int_equal(pathconf(g_dir, _PC_NAME_MAX) >= 255, 1);
+    assert_int_equal(gp_scene_create(&scene, "rgb", 0), GP_SUCCESS);
+    for (k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+        static const char *ext[] = {".ppm", ".png", ".txt"};
+        int e;
+        for (e = 0; e < 3; e++) {
+            const int len = lengths[k];
+            gp_scene *back = NULL;
+            char err[256];
+            memset(name, 'n', (size_t)len - 4);
+            memcpy(name + len - 4, ext[e], 5);
+            assert_int_equal(strlen(name), len);
+            snprintf(path, sizeof path, "%s/%s", g_dir, name);
+            if (e < 2) {
+                if (gp_image_write(path, img, 5, 3) != GP_SUCCESS)
+                    fail_msg("a %d-byte name: %s", len, gp_last_io_error());
+                expect_image(path, img, 5, 3);
+                /* replacing it works too */
+                assert_int_equal(gp_image_write(path, img, 5, 3), GP_SUCCESS);
+            } else {
+                if (gp_scene_save(scene, path) != GP_SUCCESS) fail_msg("a %d-byte name: %s", len, gp_last_io_error());
+                assert_int_equal(gp_scene_load(&back, path, err, sizeof err), GP_SUCCESS);
+                gp_scene_destroy(back);
+            }
+            assert_int_equal(entries(), 1); /* the file, no temporary */
+            assert_int_equal(remove(path), 0);
+        }
+    }
+    /* one byte more is the file system's refusal, reported as such */
+    memset(name, 'n', 252);
+    memcpy(name + 252, ".ppm", 5);
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    assert_int_equal(gp_image_write(path, img, 5, 3), GP_ERROR_IO);
+    assert_non_null(strstr(gp_last_io_error(), strerror(ENAMETOOLONG)));
+    assert_int_equal(entries(), 0);
+    gp_scene_destroy(scene);
+    free(img);
+}
+
+/* A second directory, for link targets. */
+static char *other_dir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/gp_file_out_target_XXXXXX");
+    assert_non_null(mkdtemp(buf));
+    return buf;
+}
+
+static void expect_link(const char *link, const char *target_text)
+{
+    struct stat st;
+    char text[512];
+    ssize_t n;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    n = readlink(link, text, sizeof text - 1);
+    assert_true(n > 0);
+    text[n] = '\0';
+    assert_string_equal(text, target_text);
+}
+
+/* Writing through a symbolic link replaces the file it points to and keeps
+ * the link; the temporary goes beside the target (the same file system). */
+static void writing_through_symbolic_links(void **state)
+{
+    char other[64], link[256], link2[256], target[256], rel[256];
+    float *a = image(6, 4), *b = image(6, 4);
+    gp_scene *scene = NULL, *back = NULL;
+    struct stat st;
+    char err[256];
+    (void)state;
+    gpt_seed_once();
+    other_dir(other, sizeof other);
+    snprintf(target, sizeof target, "%s/target.png", other);
+    snprintf(link, sizeof link, "%s/link.png", g_dir);
+    assert_int_equal(gp_image_write(target, a, 6, 4), GP_SUCCESS);
+    assert_int_equal(chmod(target, 0640), 0);
+    /* an absolute link */
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(gp_image_write(link, b, 6, 4), GP_SUCCESS);
+    expect_link(link, target);
+    expect_image(target, b, 6, 4);
+    assert_int_equal(stat(target, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640); /* the target's permissions kept */
+    assert_int_equal(entries(), 1);            /* the link, no temporary */
+    assert_int_equal(entries_of(other), 1);
+    /* a chain: link2 -> link -> target */
+    snprintf(link2, sizeof link2, "%s/link2.png", g_dir);
+    assert_int_equal(symlink("link.png", link2), 0);
+    assert_int_equal(gp_image_write(link2, a, 6, 4), GP_SUCCESS);
+    expect_link(link2, "link.png");
+    expect_link(link, target);
+    expect_image(target, a, 6, 4);
+    assert_int_equal(entries(), 2);
+    assert_int_equal(entries_of(other), 1);
+    remove(link2);
+    remove(link);
+    /* a relative link, relative to its own directory */
+    snprintf(rel, sizeof rel, "../%s/target.png", strrchr(other, '/') + 1);
+    assert_int_equal(symlink(rel, link), 0);
+    assert_int_equal(gp_image_write(link, b, 6, 4), GP_SUCCESS);
+    expect_link(link, rel);
+    expect_image(target, b, 6, 4);
+    remove(link);
+    /* gp_scene_save follows links the same way */
+    snprintf(link, sizeof link, "%s/scene-link.txt", g_dir);
+    snprintf(target, sizeof target, "%s/scene.txt", other);
+    assert_int_equal(gp_scene_create(&scene, "rgby", 0), GP_SUCCESS);
+    write_text_file(target, "old");
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(gp_scene_save(scene, link), GP_SUCCESS);
+    expect_link(link, target);
+    assert_int_equal(gp_scene_load(&back, target, err, sizeof err), GP_SUCCESS);
+    gp_scene_destroy(back);
+    remove(link);
+    remove(target);
+    /* a dangling link whose target's directory exists: the target is made */
+    snprintf(target, sizeof target, "%s/new.ppm", other);
+    snprintf(link, sizeof link, "%s/dangling.ppm", g_dir);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(gp_image_write(link, a, 6, 4), GP_SUCCESS);
+    expect_link(link, target);
+    expect_image(target, a, 6, 4);
+    remove(target);
+    remove(link);
+    /* a dangling link into a missing directory: an error, the link kept */
+    snprintf(target, sizeof target, "%s/no-such-dir/new.ppm", other);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(gp_image_write(link, a, 6, 4), GP_ERROR_IO);
+    assert_non_null(strstr(gp_last_io_error(), link));
+    assert_non_null(strstr(gp_last_io_error(), strerror(ENOENT)));
+    expect_link(link, target);
+    remove(link);
+    /* a loop of links: ELOOP, nothing written */
+    snprintf(link2, sizeof link2, "%s/loop2.ppm", g_dir);
+    snprintf(link, sizeof link, "%s/loop1.ppm", g_dir);
+    assert_int_equal(symlink("loop2.ppm", link), 0);
+    assert_int_equal(symlink("loop1.ppm", link2), 0);
+    assert_int_equal(gp_image_write(link, a, 6, 4), GP_ERROR_IO);
+    assert_non_null(strstr(gp_last_io_error(), strerror(ELOOP)));
+    expect_link(link, "loop2.ppm");
+    assert_int_equal(entries(), 2);
+    remove(link);
+    remove(link2);
+    snprintf(target, sizeof target, "%s/target.png", other);
+    remove(target);
+    assert_int_equal(entries_of(other), 0);
+    assert_int_equal(rmdir(other), 0);
+    gp_scene_destroy(scene);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +518,8 @@ int main(void)
         cmocka_unit_test(scene_save_is_atomic),
         cmocka_unit_test(errors_name_the_path_and_the_reason),
         cmocka_unit_test(replacing_keeps_permissions),
+        cmocka_unit_test(longest_names_can_be_written),
+        cmocka_unit_test(writing_through_symbolic_links),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

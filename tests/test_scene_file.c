@@ -311,6 +311,66 @@ static void fuzz_findings(void **state)
     }
 }
 
+
+/* A UTF-8 byte-order mark at the start of a file is skipped (only there,
+ * and only one); bytes quoted from the file in a message are escaped. */
+static void byte_order_mark_and_escaped_messages(void **state)
+{
+    static const char *good[] = {
+        "\xEF\xBB\xBF" "2\n0.5 0.5 1 0 0 0 0.25\n.1 .2 .3 .4 .5 .6 .7\n",
+        "\xEF\xBB\xBF" "gpuprim-circles 1\n1\n0.5 0.25 0.75 0.125 1 0 0.5\n",
+        "\xEF\xBB\xBF" "# a comment first\n1\n0.5 0.5 1 0 0 0 0.25\n",
+        "\xEF\xBB\xBF\n1\n0.5 0.5 1 0 0 0 0.25\n",
+    };
+    static const struct {
+        const char *text, *shown; /* the message must contain `shown` and no raw byte >= 0x80 */
+    } bad[] = {
+        {"\xEF\xBB\xBF\xEF\xBB\xBF" "1\n0 0 0 0 0 0 .1\n", "\\xef\\xbb\\xbf1"},           /* a second mark */
+        {"1\n\xEF\xBB\xBF" "0 0 0 0 0 0 .1\n", "\\xef\\xbb\\xbf0"},                       /* not at the start */
+        {"1\n0 0 \x9b" "31m 0 0 0 0 .1\n", "\\x9b31m"},                                     /* a C1 terminal escape */
+        {"gpuprim-circles 1\n1\n0 0 0 1 0 0 \xc3\xa9\n", "\\xc3\\xa9"},                     /* UTF-8 text */
+        {"gpuprim-circles \x9b" "1\n1\n0 0 0 1 0 0 0\n", "gpuprim-circles \\x9b1"},          /* a C1 control */
+        {"2 \x7f\n", NULL},                                                                  /* DEL: refused as a control byte */
+    };
+    size_t k, i;
+    (void)state;
+    for (k = 0; k < sizeof good / sizeof good[0]; k++) {
+        gp_scene *sc = NULL, *plain = NULL;
+        char p[128], err[256];
+        gp_circle a, b;
+        size_t n = 0, m = 0;
+        path_of(p, sizeof p, "bom.txt");
+        write_text(p, good[k]);
+        if (gp_scene_load(&sc, p, err, sizeof err) != GP_SUCCESS) fail_msg("file %zu with a BOM: %s", k, err);
+        write_text(p, good[k] + 3); /* the same without the mark */
+        assert_int_equal(gp_scene_load(&plain, p, err, sizeof err), GP_SUCCESS);
+        gp_scene_count(sc, &n);
+        gp_scene_count(plain, &m);
+        assert_int_equal(n, m);
+        for (i = 0; i < n; i++) {
+            gp_scene_get_circle(sc, i, &a);
+            gp_scene_get_circle(plain, i, &b);
+            assert_memory_equal(&a, &b, sizeof a);
+        }
+        gp_scene_destroy(sc);
+        gp_scene_destroy(plain);
+        unlink(p);
+    }
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        gp_scene *sc = (gp_scene *)0x1;
+        char p[128], err[256];
+        path_of(p, sizeof p, "bom.txt");
+        write_text(p, bad[k].text);
+        assert_int_equal(gp_scene_load(&sc, p, err, sizeof err), GP_ERROR_PARSE);
+        assert_ptr_equal(sc, (gp_scene *)0x1);
+        for (i = 0; err[i]; i++)
+            if ((unsigned char)err[i] < 0x20 || (unsigned char)err[i] >= 0x7f)
+                fail_msg("case %zu: byte 0x%02x unescaped in \"%s\"", k, (unsigned char)err[i], err);
+        if (bad[k].shown && !strstr(err, bad[k].shown)) fail_msg("case %zu: %s", k, err);
+        unlink(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +378,7 @@ int main(void)
         cmocka_unit_test(good_files),         cmocka_unit_test(bad_files),
         cmocka_unit_test(overlong_line),      cmocka_unit_test(missing_file_and_arguments),
         cmocka_unit_test(course_snow_par),    cmocka_unit_test(fuzz_findings),
+        cmocka_unit_test(byte_order_mark_and_escaped_messages),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -161,7 +161,9 @@ GP_API gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size
 
 /* Number of CPU threads the CPU backend may use for the work that it runs
  * in parallel (the renderer). 0 means one per online processor (the
- * default). Negative: GP_ERROR_INVALID_ARGUMENT, with a detail message. */
+ * default). Counts above 1024 are taken as 1024 (GP_SUCCESS): more never
+ * helps, and any count, INT_MAX included, is safe to pass. Negative:
+ * GP_ERROR_INVALID_ARGUMENT, with a detail message. */
 GP_API gp_status gp_context_set_cpu_threads(gp_context *ctx, int threads);
 
 /* Wait until all work queued on the context's stream has finished. */

@@ -30,7 +30,10 @@ extern "C" {
 typedef struct gp_scene gp_scene;
 
 /* One circle as the renderer sees it. For snow scenes (gp_scene_is_snow) the
- * colour is unused: snowflakes are shaded from a fixed colour ramp. */
+ * colour is unused: snowflakes are shaded from a fixed colour ramp. A circle
+ * whose radius is not positive (0, or NaN or negative from
+ * gp_scene_from_circles) covers no area and draws nothing, in every
+ * renderer; scenes holding such circles are accepted. */
 typedef struct gp_circle {
     float x, y, z;    /* centre; z is the depth, used only by snow shading */
     float radius;
@@ -47,19 +50,21 @@ typedef struct gp_circle {
  * GP_ERROR_OUT_OF_MEMORY if the circles cannot be allocated. */
 GP_API gp_status gp_scene_create(gp_scene **scene, const char *name, unsigned seed);
 
-/* Load a scene file. Two formats, chosen by content:
+/* Load a scene file (a leading UTF-8 byte-order mark is skipped). Two
+ * formats, chosen by content:
  *   .par (the course's snow format): a first line with the count n, then n
  *       lines "x y z vx vy vz r". Loaded as a snow scene (snowsingle).
  *   gpuprim circles: a first line "gpuprim-circles 1", a second line with
  *       the count n, then n lines "x y z radius r g b" (ordinary circles).
  * Blank lines and lines starting with '#' are skipped in both. The count
  * must be 1 .. GP_SCENE_MAX_CIRCLES and match the lines that follow; every
- * value must be a finite number; radius >= 0.
+ * value must be a finite number; radius >= 0 (0 draws nothing).
  * The file is untrusted: on any error the function returns GP_ERROR_IO (cannot
  * open/read) or GP_ERROR_PARSE and, when errbuf is not NULL, writes a
  * NUL-terminated message naming the file and the line into errbuf
- * (truncated to errlen bytes). Memory use is bounded by the count actually
- * read, never by the count claimed. */
+ * (truncated to errlen bytes; bytes quoted from the file that are not
+ * printable ASCII appear as \xHH). Memory use is bounded by the count
+ * actually read, never by the count claimed. */
 GP_API gp_status gp_scene_load(gp_scene **scene, const char *path, char *errbuf, size_t errlen);
 
 /* Make a scene from caller data (copied). snow != 0 selects snow shading
@@ -139,7 +144,13 @@ GP_API gp_status gp_render(gp_context *ctx, const gp_scene *scene, int width, in
 /* Files are written whole or not at all (gp_image_write*, gp_scene_save):
  * to a temporary file in the destination's directory, flushed to disk, then
  * renamed over the destination. On any failure the temporary is removed and
- * a file already at the path is left exactly as it was. */
+ * a file already at the path is left exactly as it was. Any name the file
+ * system accepts works (up to its NAME_MAX: the temporary's name is
+ * shortened to fit). A path that is a symbolic link (or a chain of them)
+ * is followed: the file it points to is replaced, with the temporary in
+ * that file's directory, and the link stays a link. A dangling link
+ * creates its target when the target's directory exists (GP_ERROR_IO
+ * otherwise); a loop of links is GP_ERROR_IO (ELOOP). */
 
 /* The last failed file operation of this thread (gp_image_write*,
  * gp_scene_save): the path and the operating system's reason, e.g.
@@ -158,12 +169,19 @@ GP_API gp_status gp_image_write(const char *path, const float *rgba, int width, 
 GP_API gp_status gp_image_compare(const float *a, const float *b, int width, int height,
                                   int *max_diff, size_t *differing_pixels);
 
-/* Read a PNG (any bit depth or colour type, made 8-bit RGB) or binary PPM
- * (P6, maxval 255), chosen by the file's content, as 8-bit RGB laid out as
+/* Read a PNG (any bit depth or colour type, interlaced or not, made 8-bit
+ * RGB: palettes expanded, alpha dropped, 16-bit channels cut to their high
+ * byte) or binary PPM (P6, maxval 255, '#' comments allowed between header
+ * fields), chosen by the file's content, as 8-bit RGB laid out as
  * gp_image_to_rgb8's (row 0 at the bottom). With rgb NULL, only *width and
  * *height are filled; else rgb must hold capacity >= width*height*3 bytes
- * (GP_ERROR_INVALID_ARGUMENT otherwise, nothing written). GP_ERROR_IO when
- * the file cannot be opened, GP_ERROR_PARSE when it is not a valid image;
+ * (GP_ERROR_INVALID_ARGUMENT otherwise, nothing written). The pixels are
+ * decoded into a buffer of the library's own (width*height*3 bytes, freed
+ * before returning) and copied to rgb only once the whole file has been
+ * read without error: on any error rgb is untouched. GP_ERROR_IO when the
+ * file cannot be opened or read (a directory included), GP_ERROR_PARSE
+ * when it is not a valid image (cut short, a corrupt chunk, ...),
+ * GP_ERROR_OUT_OF_MEMORY when the private buffer cannot be allocated;
  * gp_last_io_error() says why. */
 GP_API gp_status gp_image_read_rgb8(const char *path, int *width, int *height, unsigned char *rgb,
                                     size_t capacity);
