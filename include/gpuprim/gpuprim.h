@@ -357,6 +357,10 @@ GP_API gp_status gp_laplacian_2d(gp_context *ctx, gp_dtype dtype, gp_boundary bo
 
 /* The families beyond the core primitives, each documented in its own header. */
 #include <gpuprim/argminmax.h>
+#include <gpuprim/histogram.h>
+#include <gpuprim/permute.h>
+#include <gpuprim/runs.h>
+#include <gpuprim/search.h>
 #include <gpuprim/segmented.h>
 
 #endif /* GPUPRIM_GPUPRIM_H */

@@ -4,7 +4,7 @@
  * order, so its offset (the number selected) is needed before anything is
  * written. A count kernel first reads the flags alone (n bytes or n int32:
  * a fraction of the elements' traffic) and leaves the parts' totals in
- * device memory. Then one kernel over tiles, built on scan_onepass.cuh's
+ * device memory. Then one kernel over tiles, built on lookback.cuh and block_scan.cuh's
  * pieces as compact.cu is: each thread loads its 16-byte vectors of
  * elements and the flags that go with them, turns the flags into bit masks
  * (first part; second part = second flag and not first), and the
@@ -19,7 +19,8 @@
  * look-back word) while n fits, else 64-bit. The totals come back through
  * the context's page-locked buffer after a synchronization. */
 #include "permute_internal.h"
-#include "scan_onepass.cuh"
+#include "block_scan.cuh"
+#include "lookback.cuh"
 
 #include <cuda_runtime.h>
 

@@ -37,7 +37,9 @@
 #define GPUPRIM_CUDA_RUNS_KERNEL_CUH
 
 #include "ops.cuh"
-#include "scan_onepass.cuh"
+#include "block_scan.cuh"
+#include "lookback.cuh"
+#include "warp_scan.cuh"
 
 #include <cuda_runtime.h>
 
