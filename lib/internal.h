@@ -211,15 +211,15 @@ gp_status gpi_cuda_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5
 gp_status gpi_cuda_sort(gp_context *ctx, const gpi_sort_args *a);
 /* gp_copy's device-to-device copy: a 16-byte kernel or cudaMemcpyAsync. */
 gp_status gpi_cuda_copy(gp_context *ctx, void *dst, const void *src, size_t bytes);
-/* For layers above the primitives that own their buffers (the renderer):
- * sort n unsigned keys (GP_UINT32 or GP_UINT64) of `keys` ascending on bits
- * [begin_bit, end_bit), ping-ponging with `alt` (n keys); *in_alt becomes 1
+/* gp_sort_keys_double_buffer's backend (lib/sort.c checks first): sort n
+ * integer keys (GP_UINT32, GP_INT32, GP_UINT64, GP_INT64) of `keys` on bits
+ * [begin_bit, end_bit), alternating with `alt` (n keys); *in_alt becomes 1
  * when the sorted keys end in alt. tmp is temporary storage of tmp_bytes,
- * at least what gpi_cuda_sort_tmp_bytes gives for the same n and bits. */
-gp_status gpi_cuda_sort_tmp_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit, int end_bit,
-                                  size_t *tmp_bytes);
-gp_status gpi_cuda_sort_ping_pong(gp_context *ctx, gp_dtype key_dtype, void *keys, void *alt, size_t n,
-                                  int begin_bit, int end_bit, void *tmp, size_t tmp_bytes, int *in_alt);
+ * at least what gpi_cuda_sort_scratch_bytes gives for the same n and bits. */
+gp_status gpi_cuda_sort_scratch_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit, int end_bit,
+                                      size_t *tmp_bytes);
+gp_status gpi_cuda_sort_double_buffer(gp_context *ctx, gp_dtype key_dtype, int descending, void *keys, void *alt,
+                                      size_t n, int begin_bit, int end_bit, void *tmp, size_t tmp_bytes, int *in_alt);
 
 /* Map a cudaError_t (passed as int so C files need no CUDA header) to a
  * status, recording cudaGetErrorName and `what` on the context.

@@ -74,3 +74,92 @@ gp_status gp_sort_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order
     gpi_sort_args a = {key_dtype, 0, keys_in, keys_out, value_size, values_in, values_out, n, begin_bit, end_bit};
     return sort_run(ctx, "gp_sort_pairs", &a, order, 1);
 }
+
+/* ---- the double-buffer form: caller-owned keys_alt and scratch -------------- */
+
+static int integer_key(gp_dtype t) { return t == GP_UINT32 || t == GP_INT32 || t == GP_UINT64 || t == GP_INT64; }
+
+/* Checks shared by gp_sort_scratch_bytes and gp_sort_keys_double_buffer. */
+static gp_status double_buffer_key_check(gp_context *ctx, const char *fn, gp_dtype key_dtype, int begin_bit,
+                                         int end_bit)
+{
+    size_t ks;
+    if (!gpi_valid_dtype(key_dtype))
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", fn, (int)key_dtype);
+    if (!integer_key(key_dtype))
+        return gpi_error(ctx, GP_ERROR_UNSUPPORTED, "%s: float keys (integer keys only; gp_sort_keys sorts floats)",
+                         fn);
+    ks = gp_dtype_size(key_dtype);
+    if (begin_bit < 0 || end_bit < begin_bit || (size_t)end_bit > 8 * ks)
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: bit range [%d, %d) is not within [0, %zu)", fn,
+                         begin_bit, end_bit, 8 * ks);
+    return GP_SUCCESS;
+}
+
+/* The scratch a backend needs; 0 on the CPU and where nothing is sorted. */
+static gp_status double_buffer_scratch(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit, int end_bit,
+                                       size_t *bytes)
+{
+    *bytes = 0;
+    if (ctx->backend != GP_BACKEND_CUDA || n == 0 || begin_bit == end_bit) return GP_SUCCESS;
+    return gpi_cuda_sort_scratch_bytes(ctx, key_dtype, n, begin_bit, end_bit, bytes);
+}
+
+gp_status gp_sort_scratch_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit, int end_bit,
+                                size_t *scratch_bytes)
+{
+    static const char fn[] = "gp_sort_scratch_bytes";
+    size_t bytes;
+    gp_status s = gpi_enter(ctx);
+    if (s) return s;
+    if (!scratch_bytes) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: scratch_bytes is NULL", fn);
+    if ((s = double_buffer_key_check(ctx, fn, key_dtype, begin_bit, end_bit))) return s;
+    if ((s = double_buffer_scratch(ctx, key_dtype, n, begin_bit, end_bit, &bytes))) return s;
+    *scratch_bytes = bytes;
+    return GP_SUCCESS;
+}
+
+gp_status gp_sort_keys_double_buffer(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, void *keys,
+                                     void *keys_alt, size_t n, int begin_bit, int end_bit, void *scratch,
+                                     size_t scratch_bytes, int *sorted_in_alt)
+{
+    static const char fn[] = "gp_sort_keys_double_buffer";
+    size_t ks, kbytes, need;
+    gp_status s = gpi_enter(ctx);
+    if (s) return s;
+    if ((s = double_buffer_key_check(ctx, fn, key_dtype, begin_bit, end_bit))) return s;
+    if (order != GP_SORT_ASCENDING && order != GP_SORT_DESCENDING)
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown sort order %d", fn, (int)order);
+    if (!sorted_in_alt) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: sorted_in_alt is NULL", fn);
+    ks = gp_dtype_size(key_dtype);
+    if (gpi_mul_size(n, ks, &kbytes))
+        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu keys overflow a byte count", fn, n);
+    if ((s = gpi_check_buffer(ctx, keys, kbytes, "keys"))) return s;
+    if ((s = gpi_check_buffer(ctx, keys_alt, kbytes, "keys_alt"))) return s;
+    if (gpi_overlap(keys, kbytes, keys_alt, kbytes))
+        return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: keys and keys_alt overlap", fn);
+    if (n && (((uintptr_t)keys | (uintptr_t)keys_alt) % ks))
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: keys not aligned to the %zu-byte key", fn, ks);
+    if ((s = double_buffer_scratch(ctx, key_dtype, n, begin_bit, end_bit, &need))) return s;
+    if (scratch_bytes < need)
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: scratch of %zu bytes (%zu needed: gp_sort_scratch_bytes)",
+                         fn, scratch_bytes, need);
+    if (need) {
+        if ((s = gpi_check_buffer(ctx, scratch, scratch_bytes, "scratch"))) return s;
+        if (gpi_overlap(scratch, scratch_bytes, keys, kbytes) || gpi_overlap(scratch, scratch_bytes, keys_alt, kbytes))
+            return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: scratch overlaps the keys", fn);
+    }
+    if (n == 0 || begin_bit == end_bit) {
+        *sorted_in_alt = 0;
+        return GP_SUCCESS;
+    }
+    if (ctx->backend == GP_BACKEND_CUDA)
+        return gpi_cuda_sort_double_buffer(ctx, key_dtype, order == GP_SORT_DESCENDING, keys, keys_alt, n, begin_bit,
+                                           end_bit, scratch, scratch_bytes, sorted_in_alt);
+    {
+        gpi_sort_args a = {key_dtype, order == GP_SORT_DESCENDING, keys, keys, 0, NULL, NULL, n, begin_bit, end_bit};
+        if ((s = gpi_cpu_sort(&a, gpi_cpu_threads(ctx)))) return gpi_error(ctx, s, "%s: %zu keys", fn, n);
+        *sorted_in_alt = 0;
+    }
+    return GP_SUCCESS;
+}

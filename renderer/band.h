@@ -3,11 +3,9 @@
 #ifndef GPUPRIM_BAND_H
 #define GPUPRIM_BAND_H
 
-#include "internal.h"
-
 #include <gpuprim/render.h>
 
-/* Tile height of both tile renderers (render_cpu.c's TILE_H, render_cuda.cu's
+/* Tile height of both tile renderers (cpu/tile.h's TILE_H, cuda/policy.cuh's
  * kTile): bands are whole tile rows, so no tile straddles two ranks. */
 #define GPR_RENDER_TILE 16
 

@@ -1,6 +1,6 @@
 /* render_cpu.h - the multi-threaded CPU tile renderer behind gp_renderer on
- * the CPU backend (never installed). It gives gp_render_reference's image
- * bit for bit. Arguments are checked by renderer.c. */
+ * the CPU backend (the files of cpu/; never installed). It gives gp_render_reference's
+ * image (reference.c) bit for bit. Arguments are checked by renderer.c. */
 #ifndef GPUPRIM_RENDER_CPU_H
 #define GPUPRIM_RENDER_CPU_H
 

@@ -1,7 +1,9 @@
 /* renderer.c - gp_renderer: argument checks, then the context's backend
- * (the CUDA tile renderer of render_cuda.cu, or the CPU tile renderer of
- * render_cpu.c). */
-#include "internal.h"
+ * (the CUDA tile renderer of cuda/, or the CPU tile renderer of cpu/). The
+ * renderer reaches gpuprim through its public API only; its errors are
+ * recorded on the caller's context (gp_context_set_error), where gpuprim's
+ * own calls record theirs, so gp_context_last_error tells the caller why
+ * whichever layer failed. */
 #include "render_cpu.h"
 #include "render_cuda.h"
 #include "band.h"
@@ -30,23 +32,26 @@ gp_status gpr_renderer_create_band(gp_renderer **out, gp_context *ctx, int width
 {
     gp_renderer *r;
     gp_status st;
-    if (!out || gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
+    gp_backend backend = GP_BACKEND_CPU;
+    if ((st = gp_context_enter(ctx))) return st;
+    if (!out) return gp_context_set_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_create: renderer is NULL");
     if ((st = gpr_render_check_size(width, height)))
-        return gpi_error(ctx, st, "gp_renderer_create: image size %dx%d outside 1..%d", width, height,
-                         GP_RENDER_MAX_SIDE);
-    if ((st = gpi_enter(ctx))) return st;
+        return gp_context_set_error(ctx, st, "gp_renderer_create: image size %dx%d outside 1..%d", width, height,
+                                    GP_RENDER_MAX_SIDE);
+    gp_context_get_backend(ctx, &backend);
     r = (gp_renderer *)calloc(1, sizeof *r);
-    if (!r) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "gp_renderer_create: out of host memory");
+    if (!r) return gp_context_set_error(ctx, GP_ERROR_OUT_OF_MEMORY, "gp_renderer_create: out of host memory");
     r->ctx = ctx;
     r->width = width;
     r->height = height;
     gpr_render_band(height, part, parts, &r->band_ty0, &r->band_ty1, &r->band_y0, &r->band_y1);
-    if (ctx->backend == GP_BACKEND_CUDA)
+    if (backend == GP_BACKEND_CUDA)
         st = gpr_cuda_renderer_create(ctx, width, height, r->band_ty0, r->band_ty1, &r->cuda);
     else st = gpr_cpu_renderer_create(width, height, r->band_ty0, r->band_ty1, &r->cpu);
     if (st) {
         free(r);
-        if (!ctx->last_error[0]) gpi_error(ctx, st, "gp_renderer_create: %dx%d image", width, height);
+        if (!gp_context_last_error(ctx)[0])
+            gp_context_set_error(ctx, st, "gp_renderer_create: %dx%d image", width, height);
         return st;
     }
     *out = r;
@@ -66,15 +71,17 @@ gp_status gp_renderer_set_scene(gp_renderer *r, const gp_scene *scene)
 {
     gp_status st;
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
-    if (!scene || scene->n == 0) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_set_scene: no scene");
-    if ((st = gpi_enter(r->ctx))) return st;
+    if (!scene || scene->n == 0)
+        return gp_context_set_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_set_scene: no scene");
+    if ((st = gp_context_enter(r->ctx))) return st;
     /* Static scenes keep their frame number: benchmarks that call set_scene
      * after every gp_scene_advance upload nothing for them. */
     if (r->has_scene && r->scene_uid == scene->uid && r->scene_frame == scene->frame) return GP_SUCCESS;
     r->has_scene = 0;
     st = r->cuda ? gpr_cuda_renderer_set_scene(r->cuda, scene) : gpr_cpu_renderer_set_scene(r->cpu, scene);
     if (st) {
-        if (!r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_set_scene: %zu circles", scene->n);
+        if (!gp_context_last_error(r->ctx)[0])
+            gp_context_set_error(r->ctx, st, "gp_renderer_set_scene: %zu circles", scene->n);
         return st;
     }
     r->has_scene = 1;
@@ -87,11 +94,18 @@ gp_status gp_renderer_render(gp_renderer *r)
 {
     gp_status st;
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
-    if (!r->has_scene) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_render: no scene set");
-    if ((st = gpi_enter(r->ctx))) return st;
-    st = r->cuda ? gpr_cuda_renderer_render(r->cuda) : gpr_cpu_renderer_render(r->cpu, gpi_cpu_threads(r->ctx));
+    if (!r->has_scene)
+        return gp_context_set_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_render: no scene set");
+    if ((st = gp_context_enter(r->ctx))) return st;
+    if (r->cuda) st = gpr_cuda_renderer_render(r->cuda);
+    else {
+        int threads = 1;
+        gp_context_get_cpu_threads(r->ctx, &threads);
+        st = gpr_cpu_renderer_render(r->cpu, threads);
+    }
     if (st) {
-        if (!r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_render: %dx%d", r->width, r->height);
+        if (!gp_context_last_error(r->ctx)[0])
+            gp_context_set_error(r->ctx, st, "gp_renderer_render: %dx%d", r->width, r->height);
         return st;
     }
     r->rendered = 1;
@@ -124,8 +138,8 @@ gp_status gpr_renderer_rgb8(gp_renderer *r, unsigned char *rgb)
 {
     gp_status st;
     if (!r->rendered)
-        return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_dist_renderer_gather: nothing rendered yet");
-    if ((st = gpi_enter(r->ctx))) return st;
+        return gp_context_set_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_dist_renderer_gather: nothing rendered yet");
+    if ((st = gp_context_enter(r->ctx))) return st;
     return r->cuda ? gpr_cuda_renderer_rgb8(r->cuda, rgb) : gpr_cpu_renderer_rgb8(r->cpu, rgb);
 }
 
@@ -133,12 +147,13 @@ gp_status gp_renderer_read_image(gp_renderer *r, float *rgba_host)
 {
     gp_status st;
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
-    if (!rgba_host) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_image: NULL image");
+    if (!rgba_host)
+        return gp_context_set_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_image: NULL image");
     if (!r->rendered)
-        return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_image: nothing rendered yet");
-    if ((st = gpi_enter(r->ctx))) return st;
+        return gp_context_set_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_image: nothing rendered yet");
+    if ((st = gp_context_enter(r->ctx))) return st;
     st = r->cuda ? gpr_cuda_renderer_read(r->cuda, rgba_host) : gpr_cpu_renderer_read(r->cpu, rgba_host);
-    if (st && !r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_read_image");
+    if (st && !gp_context_last_error(r->ctx)[0]) gp_context_set_error(r->ctx, st, "gp_renderer_read_image");
     return st;
 }
 
@@ -147,16 +162,16 @@ gp_status gp_renderer_read_rgb8(gp_renderer *r, unsigned char *rgb_host)
     size_t bytes;
     gp_status st;
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
-    if (!rgb_host) return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_rgb8: NULL image");
+    if (!rgb_host) return gp_context_set_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_rgb8: NULL image");
     bytes = (size_t)r->width * (size_t)(r->band_y1 - r->band_y0) * 3;
     if (!r->rendered)
-        return gpi_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_rgb8: nothing rendered yet");
-    if ((st = gpi_enter(r->ctx))) return st;
+        return gp_context_set_error(r->ctx, GP_ERROR_INVALID_ARGUMENT, "gp_renderer_read_rgb8: nothing rendered yet");
+    if ((st = gp_context_enter(r->ctx))) return st;
     if (r->cpu) return gpr_cpu_renderer_rgb8(r->cpu, rgb_host);
     if (!r->rgb_dev && (st = gp_malloc(r->ctx, &r->rgb_dev, bytes))) return st;
     st = gpr_cuda_renderer_rgb8(r->cuda, (unsigned char *)r->rgb_dev);
     if (!st) st = gp_download(r->ctx, rgb_host, r->rgb_dev, bytes);
-    if (st && !r->ctx->last_error[0]) gpi_error(r->ctx, st, "gp_renderer_read_rgb8");
+    if (st && !gp_context_last_error(r->ctx)[0]) gp_context_set_error(r->ctx, st, "gp_renderer_read_rgb8");
     return st;
 }
 
@@ -164,8 +179,9 @@ gp_status gp_render(gp_context *ctx, const gp_scene *scene, int width, int heigh
 {
     gp_renderer *r = NULL;
     gp_status st;
-    if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    if (!scene || !rgba_host) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_render: NULL scene or image");
+    if ((st = gp_context_enter(ctx))) return st;
+    if (!scene || !rgba_host)
+        return gp_context_set_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_render: NULL scene or image");
     if ((st = gp_renderer_create(&r, ctx, width, height))) return st;
     st = gp_renderer_set_scene(r, scene);
     if (!st) st = gp_renderer_render(r);

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Build the libFuzzer targets with clang (ASan + UBSan) and run each for
-# SECONDS (default 60), all at once, one core each:
+# Build the libFuzzer targets (tests/fuzz/CMakeLists.txt) with clang, ASan
+# and UBSan, in build-fuzz/, and run each for SECONDS (default 60), all at
+# once, one core each:
 #   scripts/fuzz.sh [SECONDS]
-#   fuzz_scene_file  gp_scene_load (+ save/load round trip, reference and tile renders)
-#   fuzz_cli         the renderer command's argument parser (renderer/cli/options.c)
-# The seeds are tests/fuzz/corpus/<target>/ (kept small; never written
-# here); what the fuzzers find goes to build-fuzz/corpus/<target>/, crashes
-# to build-fuzz/artifacts/<target>/. Exit status 1 when any target failed.
+# The seeds are tests/fuzz/corpus/fuzz_<target>/ (kept small; never written
+# here; `ctest -R fuzz_replay` replays them in the ordinary build); what the
+# fuzzers find goes to build-fuzz/corpus/<target>/, crashes to
+# build-fuzz/artifacts/<target>/. Exit status 1 when any target failed.
 # SECONDS=0 only builds. MINIMIZE=1 afterwards merges the grown corpus into
 # a minimal set in build-fuzz/min/<target>/ (to refresh the seeds by hand).
 # Replay one input: build-fuzz/fuzz_scene_file FILE
@@ -14,18 +14,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-60}
 OUT=build-fuzz
-CC=${CC_FUZZ:-clang}
-TARGETS=(fuzz_scene_file fuzz_cli)
-command -v "$CC" >/dev/null || { echo "fuzz.sh: $CC not found (libFuzzer needs clang)" >&2; exit 2; }
-mkdir -p "$OUT"
+CC_FUZZ=${CC_FUZZ:-clang}
+CXX_FUZZ=${CXX_FUZZ:-clang++}
+TARGETS=(fuzz_scene_file fuzz_image fuzz_cli)
+command -v "$CC_FUZZ" >/dev/null || { echo "fuzz.sh: $CC_FUZZ not found (libFuzzer needs clang)" >&2; exit 2; }
 
-FLAGS=(-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -ffp-contract=off
-       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -fno-omit-frame-pointer -Iinclude -Ilib -Irenderer -Irenderer/cli)
-echo "== building fuzzers with $("$CC" --version | head -1)"
-"$CC" "${FLAGS[@]}" -o "$OUT/fuzz_scene_file" tests/fuzz/fuzz_scene_file.c \
-    renderer/scene_file.c renderer/scene.c renderer/rand.c renderer/render_cpu.c lib/status.c -lm -lpthread
-"$CC" "${FLAGS[@]}" -o "$OUT/fuzz_cli" tests/fuzz/fuzz_cli.c renderer/cli/options.c
+mkdir -p "$OUT"
+echo "== configuring $OUT with $("$CC_FUZZ" --version | head -1)"
+cmake -S . -B "$OUT" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_CXX_COMPILER="$CXX_FUZZ" \
+    -DGPUPRIM_BUILD_FUZZERS=ON -DGPUPRIM_BUILD_TESTS=OFF -DGPUPRIM_BUILD_EXAMPLES=OFF \
+    -DGPUPRIM_BUILD_DEMOS=OFF -DGPUPRIM_BUILD_BENCH=OFF >"$OUT/configure.log" 2>&1 ||
+    { cat "$OUT/configure.log"; exit 1; }
+cmake --build "$OUT" -j"${JOBS:-2}" --target "${TARGETS[@]}"
 [ "$SECS" -gt 0 ] || exit 0
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -174,6 +174,39 @@ GP_API gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_sten
 GP_API gp_status gp_dist_laplacian_2d(gp_comm *comm, gp_dtype dtype, gp_boundary boundary, const void *in,
                                       void *out, size_t rows, size_t cols);
 
+/* ---- building blocks for layered libraries ----------------------------------
+ * Collective calls for a library that adds its own distributed operations
+ * on gpuprim communicators (gpuprim's distributed renderer is one): they
+ * keep the promise above, every rank fails together and no output is
+ * touched when any rank fails. Rank, size and context: gp_comm_rank,
+ * gp_comm_size, gp_comm_context. */
+
+/* Agree on a verdict. Every rank passes its own: GP_SUCCESS, or the status
+ * of a check or step that failed on it (with its detail recorded on its
+ * context, e.g. by gp_context_set_error: the call keeps it). Returns
+ * GP_SUCCESS on every rank when every rank passed GP_SUCCESS; else every
+ * rank returns an error: a rank that failed its own status, the others
+ * GP_ERROR_COMM naming the first rank that failed. Call it after the
+ * checks and before writing any output. One small exchange; no stream
+ * work. */
+GP_API gp_status gp_dist_agree(gp_comm *comm, gp_status mine);
+
+/* Gather variable-size byte blocks to rank `root`. Each rank sends
+ * send_bytes (0 allowed, send may then be NULL) from `send`, a buffer of
+ * its context, as the work queued on the context's stream leaves it. The
+ * root receives the blocks one after the other in rank order at the start
+ * of `recv` (a buffer of its context of recv_bytes, at least the blocks'
+ * sum; not overlapping its send), and, when block_bytes_host is not NULL,
+ * each rank's block size in block_bytes_host[0 .. size) (host memory).
+ * Other ranks' recv, recv_bytes and block_bytes_host are ignored (pass
+ * NULL, 0, NULL). The verdicts on every rank's arguments and all the sizes
+ * are exchanged before any byte moves: when any rank fails its checks, the
+ * ranks disagree on root, or the root's recv is too small, every rank
+ * returns an error and the root's recv and block_bytes_host are untouched.
+ * Returns once the blocks are in place (send may then be reused). */
+GP_API gp_status gp_dist_gatherv(gp_comm *comm, int root, const void *send, size_t send_bytes, void *recv,
+                                 size_t recv_bytes, size_t *block_bytes_host);
+
 #ifdef __cplusplus
 }
 #endif

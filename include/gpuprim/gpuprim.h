@@ -61,7 +61,13 @@ extern "C" {
 #define GP_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH, as zstd does. */
 #define GP_VERSION_NUMBER (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)
-#define GP_VERSION_STRING "0.4.0"
+/* "MAJOR.MINOR.PATCH", made from the three numbers above (the build reads
+ * them from this header too: the version is written once). */
+#define GP_VERSION_STR_(x) #x
+#define GP_VERSION_XSTR_(x) GP_VERSION_STR_(x)
+#define GP_VERSION_STRING                                                        \
+    GP_VERSION_XSTR_(GP_VERSION_MAJOR) "." GP_VERSION_XSTR_(GP_VERSION_MINOR) "." \
+    GP_VERSION_XSTR_(GP_VERSION_PATCH)
 
 /* The version of the library actually loaded (compare with GP_VERSION_NUMBER
  * to detect a header/library mismatch). Never fails. */
@@ -174,6 +180,39 @@ GP_API gp_status gp_context_synchronize(gp_context *ctx);
  * when there was none. Valid until the next call on the context. NULL ctx
  * gives "". */
 GP_API const char *gp_context_last_error(const gp_context *ctx);
+
+/* ---- for libraries built on gpuprim ----------------------------------------
+ * A library that takes its caller's context (gpuprim's own renderer,
+ * libgpuprim-render, is one) can report through it exactly as gpuprim's
+ * calls do: the caller then finds every detail in gp_context_last_error. */
+
+/* Begin a call made on the context: checks the context (not NULL, a known
+ * backend: GP_ERROR_INVALID_ARGUMENT otherwise, nothing recorded), clears
+ * its last error and, for CUDA, makes the context's device current on the
+ * calling thread (one thread may drive contexts on several devices). Every
+ * gpuprim call does this first. */
+GP_API gp_status gp_context_enter(gp_context *ctx);
+
+/* Record a detail message (printf-style, cut to 255 bytes) as the context's
+ * last error and return `status` unchanged, so that a layered library can
+ * write `return gp_context_set_error(ctx, GP_ERROR_..., "fn: ...", ...)`.
+ * NULL ctx records nothing. */
+GP_API gp_status gp_context_set_error(gp_context *ctx, gp_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The number of CPU threads the CPU backend uses for parallel work: the
+ * gp_context_set_cpu_threads setting, or (for 0) one per online processor,
+ * at most 256. Any backend. */
+GP_API gp_status gp_context_get_cpu_threads(const gp_context *ctx, int *threads);
+
+/* The CUDA device ordinal of a CUDA context (for a layered library whose
+ * own CUDA code must run on it: a second copy of the CUDA runtime, as in a
+ * library that links it statically, keeps its own current device); -1 for
+ * a CPU context. */
+GP_API gp_status gp_context_get_device(const gp_context *ctx, int *device);
 
 /* ---- buffers --------------------------------------------------------------
  * Memory of the context's backend. gp_malloc of 0 bytes succeeds with *ptr
@@ -299,6 +338,26 @@ GP_API gp_status gp_sort_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_orde
                                const void *keys_in, void *keys_out,
                                size_t value_size, const void *values_in, void *values_out,
                                size_t n, int begin_bit, int end_bit);
+
+/* Sort keys with caller-owned memory, for callers that keep their own
+ * scratch across calls (a layered library sharing its caller's context,
+ * whose workspace it must not take over). `keys` and `keys_alt` are buffers
+ * of n keys each (not overlapping): the two halves of a double buffer the
+ * radix passes alternate between, so no pass copies the keys; the sorted
+ * keys end in one of them, *sorted_in_alt (host) says which (0: keys,
+ * 1: keys_alt); the other holds unspecified keys. `scratch` is a buffer of
+ * scratch_bytes (>= what gp_sort_scratch_bytes gives for the same dtype,
+ * n and bits; GP_ERROR_INVALID_ARGUMENT otherwise), used as the sort's
+ * temporary storage: the context's workspace is not touched and nothing is
+ * allocated on the CUDA backend (the CPU backend may allocate host memory,
+ * and needs no scratch). Integer key dtypes (GP_UINT32, GP_INT32, GP_UINT64,
+ * GP_INT64; floats: GP_ERROR_UNSUPPORTED), ordered and stable as gp_sort_keys.
+ * Asynchronous on the CUDA backend. */
+GP_API gp_status gp_sort_scratch_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit, int end_bit,
+                                       size_t *scratch_bytes);
+GP_API gp_status gp_sort_keys_double_buffer(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, void *keys,
+                                            void *keys_alt, size_t n, int begin_bit, int end_bit, void *scratch,
+                                            size_t scratch_bytes, int *sorted_in_alt);
 
 /* ---- transpose ------------------------------------------------------------------
  * in is a row-major rows x cols matrix of elements of elem_size bytes (4, 8

@@ -16,6 +16,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 namespace {
 
 constexpr size_t kAlign = 256;
@@ -154,18 +156,29 @@ gp_status sort_values(gp_context *ctx, const gpi_sort_args *a, bool float_keys)
 }
 
 template <typename K>
-cudaError_t ping_pong(bool query, void *keys, void *alt, size_t n, int b, int e, void *tmp, size_t &bytes,
-                      cudaStream_t st, int *in_alt)
+cudaError_t double_buffer(bool query, bool desc, void *keys, void *alt, size_t n, int b, int e, void *tmp,
+                          size_t &bytes, cudaStream_t st, int *in_alt)
 {
     cub::DoubleBuffer<K> kd((K *)keys, (K *)alt);
     cub::DoubleBuffer<cub::NullType> vd;
     cudaError_t err;
-    if (n <= UINT32_MAX) err = cub_sort_db<K, cub::NullType, uint32_t>(false, query ? NULL : tmp, bytes, kd, vd,
+    if (n <= UINT32_MAX) err = cub_sort_db<K, cub::NullType, uint32_t>(desc, query ? NULL : tmp, bytes, kd, vd,
                                                                        (uint32_t)n, b, e, st);
-    else err = cub_sort_db<K, cub::NullType, unsigned long long>(false, query ? NULL : tmp, bytes, kd, vd,
+    else err = cub_sort_db<K, cub::NullType, unsigned long long>(desc, query ? NULL : tmp, bytes, kd, vd,
                                                                   (unsigned long long)n, b, e, st);
     if (!query && in_alt) *in_alt = kd.selector;
     return err;
+}
+
+template <typename K>
+cudaError_t double_buffer_typed(gp_dtype dtype, bool query, bool desc, void *keys, void *alt, size_t n, int b, int e,
+                                void *tmp, size_t &bytes, cudaStream_t st, int *in_alt)
+{
+    /* Signed keys: CUB flips their sign bit itself, as gp_sort promises. */
+    if (dtype == GP_INT32 || dtype == GP_INT64)
+        return double_buffer<typename std::make_signed<K>::type>(query, desc, keys, alt, n, b, e, tmp, bytes, st,
+                                                                 in_alt);
+    return double_buffer<K>(query, desc, keys, alt, n, b, e, tmp, bytes, st, in_alt);
 }
 
 }  // namespace
@@ -183,28 +196,38 @@ extern "C" gp_status gpi_cuda_sort(gp_context *ctx, const gpi_sort_args *a)
     return gpi_error(ctx, GP_ERROR_INTERNAL, "gp_sort: unchecked key dtype %d", (int)a->key_dtype);
 }
 
-extern "C" gp_status gpi_cuda_sort_tmp_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit,
-                                             int end_bit, size_t *tmp_bytes)
+extern "C" gp_status gpi_cuda_sort_scratch_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, int begin_bit,
+                                                 int end_bit, size_t *tmp_bytes)
 {
     cudaError_t e;
-    *tmp_bytes = 0;
-    if (key_dtype == GP_UINT32)
-        e = ping_pong<uint32_t>(true, NULL, NULL, n, begin_bit, end_bit, NULL, *tmp_bytes, NULL, NULL);
-    else if (key_dtype == GP_UINT64)
-        e = ping_pong<uint64_t>(true, NULL, NULL, n, begin_bit, end_bit, NULL, *tmp_bytes, NULL, NULL);
-    else return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_sort_tmp_bytes: key dtype %d", (int)key_dtype);
-    return gpi_cuda_status(ctx, e, "radix sort size query");
+    size_t bytes = 0;
+    if (key_dtype == GP_UINT32 || key_dtype == GP_INT32)
+        e = double_buffer_typed<uint32_t>(key_dtype, true, false, NULL, NULL, n, begin_bit, end_bit, NULL, bytes,
+                                          NULL, NULL);
+    else if (key_dtype == GP_UINT64 || key_dtype == GP_INT64)
+        e = double_buffer_typed<uint64_t>(key_dtype, true, false, NULL, NULL, n, begin_bit, end_bit, NULL, bytes,
+                                          NULL, NULL);
+    else return gpi_error(ctx, GP_ERROR_INTERNAL, "gp_sort_scratch_bytes: key dtype %d", (int)key_dtype);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "radix sort size query");
+    *tmp_bytes = bytes;
+    return GP_SUCCESS;
 }
 
-extern "C" gp_status gpi_cuda_sort_ping_pong(gp_context *ctx, gp_dtype key_dtype, void *keys, void *alt, size_t n,
-                                             int begin_bit, int end_bit, void *tmp, size_t tmp_bytes, int *in_alt)
+extern "C" gp_status gpi_cuda_sort_double_buffer(gp_context *ctx, gp_dtype key_dtype, int descending, void *keys,
+                                                 void *alt, size_t n, int begin_bit, int end_bit, void *tmp,
+                                                 size_t tmp_bytes, int *in_alt)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     cudaError_t e;
-    if (key_dtype == GP_UINT32)
-        e = ping_pong<uint32_t>(false, keys, alt, n, begin_bit, end_bit, tmp, tmp_bytes, st, in_alt);
-    else if (key_dtype == GP_UINT64)
-        e = ping_pong<uint64_t>(false, keys, alt, n, begin_bit, end_bit, tmp, tmp_bytes, st, in_alt);
-    else return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_sort_ping_pong: key dtype %d", (int)key_dtype);
-    return gpi_cuda_status(ctx, e, "radix sort");
+    int sel = 0;
+    if (key_dtype == GP_UINT32 || key_dtype == GP_INT32)
+        e = double_buffer_typed<uint32_t>(key_dtype, false, descending != 0, keys, alt, n, begin_bit, end_bit, tmp,
+                                          tmp_bytes, st, &sel);
+    else if (key_dtype == GP_UINT64 || key_dtype == GP_INT64)
+        e = double_buffer_typed<uint64_t>(key_dtype, false, descending != 0, keys, alt, n, begin_bit, end_bit, tmp,
+                                          tmp_bytes, st, &sel);
+    else return gpi_error(ctx, GP_ERROR_INTERNAL, "gp_sort_keys_double_buffer: key dtype %d", (int)key_dtype);
+    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "radix sort");
+    *in_alt = sel; /* the output only on success */
+    return GP_SUCCESS;
 }

@@ -27,6 +27,9 @@
  *              once. Snow scenes use tile_kernel instead: one compacted
  *              list per chunk, which every warp walks, skipping the circles
  *              that miss its rows.
+ * The scan and sort are gpuprim's public calls; their scratch comes from
+ * the renderer's own device buffer (gp_sort_keys_double_buffer), not from
+ * the caller's context workspace.
  * Small scenes skip 1-5: each tile's block culls every circle itself, with
  * tile_kernel (one launch, no host sync). Scenes whose pairs do not fit in
  * memory are drawn in consecutive circle batches, each blended over the image
@@ -50,8 +53,8 @@
  * The reference also limits each circle to its pixel box: pack_kernel proves
  * per circle that no pixel outside the box passes d2 <= r*r (true except for
  * huge coordinates); circles it cannot prove get a per-pixel box check. */
-#include "internal.h"
 #include "render_cuda.h"
+#include "sizes.h"
 #include "cuda/cull.cuh"
 #include "cuda/kernels.cuh"
 #include "shade.h"
@@ -67,6 +70,24 @@ using namespace gpr_rc;
 namespace {
 
 size_t align_up(size_t x) { return (x + P::kAlign - 1) / P::kAlign * P::kAlign; }
+
+/* A CUDA error as a status, with its name and `what` recorded on the
+ * context; the runtime's sticky last error is cleared so the context stays
+ * usable after a non-fatal error. */
+gp_status cuda_status(gp_context *ctx, cudaError_t e, const char *what)
+{
+    gp_status s;
+    if (e == cudaSuccess) return GP_SUCCESS;
+    switch (e) {
+    case cudaErrorMemoryAllocation: s = GP_ERROR_OUT_OF_MEMORY; break;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice: s = GP_ERROR_NO_DEVICE; break;
+    default: s = GP_ERROR_CUDA; break;
+    }
+    (void)cudaGetLastError();
+    return gp_context_set_error(ctx, s, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
 
 unsigned bits_for(uint32_t v) /* bits to hold 0..v, at least 1 */
 {
@@ -121,9 +142,49 @@ struct gpr_cuda_renderer {
     uint64_t *dev_misc;  /* 2 words: batch search result */
     uint64_t *host_misc; /* pinned, 2 words: totals read back */
     BinGrid grid;        /* the scene's, chosen by set_scene */
+    /* Device scratch the renderer owns (the caller's context workspace is
+     * the primitives'): the scene's staging, then each frame's pairs. It
+     * grows, never shrinks, so steady frames allocate nothing. */
+    char *scratch;
+    size_t scratch_bytes;
 };
 
-static cudaStream_t stream_of(const gpr_cuda_renderer *r) { return (cudaStream_t)r->ctx->stream; }
+static cudaStream_t stream_of(const gpr_cuda_renderer *r)
+{
+    void *st = NULL;
+    gp_context_get_stream(r->ctx, &st);
+    return (cudaStream_t)st;
+}
+
+/* Make the context's device current for this library's CUDA runtime (it
+ * carries its own static copy, whose current device is its own). */
+static gp_status enter_device(gp_context *ctx)
+{
+    int device = 0;
+    gp_status s = gp_context_get_device(ctx, &device);
+    if (s) return s;
+    return cuda_status(ctx, cudaSetDevice(device), "cudaSetDevice");
+}
+
+/* At least `bytes` of the renderer's scratch (contents not kept). A failed
+ * growth returns GP_ERROR_OUT_OF_MEMORY without recording a detail: the
+ * frame may retry with less. */
+static gp_status scratch(gpr_cuda_renderer *r, size_t bytes, char **ptr)
+{
+    if (bytes > r->scratch_bytes) {
+        cudaFree(r->scratch); /* waits for the work still using it */
+        r->scratch = NULL;
+        r->scratch_bytes = 0;
+        if (cudaMalloc((void **)&r->scratch, bytes) != cudaSuccess) {
+            (void)cudaGetLastError();
+            r->scratch = NULL;
+            return GP_ERROR_OUT_OF_MEMORY;
+        }
+        r->scratch_bytes = bytes;
+    }
+    *ptr = r->scratch;
+    return GP_SUCCESS;
+}
 
 
 static void free_scene(gpr_cuda_renderer *r)
@@ -141,7 +202,9 @@ static void free_scene(gpr_cuda_renderer *r)
 extern "C" void gpr_cuda_renderer_destroy(gpr_cuda_renderer *r)
 {
     if (!r) return;
+    (void)enter_device(r->ctx);
     free_scene(r);
+    cudaFree(r->scratch);
     cudaFree(r->image);
     cudaFree(r->dev_misc);
     if (r->host_misc) cudaFreeHost(r->host_misc);
@@ -157,10 +220,11 @@ extern "C" gp_status gpr_cuda_renderer_create(gp_context *ctx, int width, int he
     gp_status s;
     if (!ctx || !out) return GP_ERROR_INVALID_ARGUMENT;
     if (width < 1 || height < 1 || width > GP_RENDER_MAX_SIDE || height > GP_RENDER_MAX_SIDE)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "image size %dx%d outside 1..%d", width, height,
+        return gp_context_set_error(ctx, GP_ERROR_INVALID_ARGUMENT, "image size %dx%d outside 1..%d", width, height,
                          GP_RENDER_MAX_SIDE);
+    if ((s = enter_device(ctx))) return s;
     r = (gpr_cuda_renderer *)calloc(1, sizeof(*r));
-    if (!r) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "renderer allocation");
+    if (!r) return gp_context_set_error(ctx, GP_ERROR_OUT_OF_MEMORY, "renderer allocation");
     r->ctx = ctx;
     r->width = width;
     r->height = height;
@@ -175,10 +239,10 @@ extern "C" gp_status gpr_cuda_renderer_create(gp_context *ctx, int width, int he
     r->invW = 1.f / (float)width; /* as the CPU reference computes them */
     r->invH = 1.f / (float)height;
     bytes = (size_t)width * (size_t)(r->band_py1 - r->band_py0) * sizeof(float4);
-    s = bytes ? gpi_cuda_status(ctx, cudaMalloc((void **)&r->image, bytes), "renderer image cudaMalloc") : GP_SUCCESS;
-    if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->dev_misc, 2 * sizeof(uint64_t)), "renderer cudaMalloc");
-    if (!s) s = gpi_cuda_status(ctx, cudaMallocHost((void **)&r->host_misc, 2 * sizeof(uint64_t)), "renderer cudaMallocHost");
-    if (!s && bytes) s = gpi_cuda_status(ctx, cudaMemsetAsync(r->image, 0, bytes, stream_of(r)), "renderer image clear");
+    s = bytes ? cuda_status(ctx, cudaMalloc((void **)&r->image, bytes), "renderer image cudaMalloc") : GP_SUCCESS;
+    if (!s) s = cuda_status(ctx, cudaMalloc((void **)&r->dev_misc, 2 * sizeof(uint64_t)), "renderer cudaMalloc");
+    if (!s) s = cuda_status(ctx, cudaMallocHost((void **)&r->host_misc, 2 * sizeof(uint64_t)), "renderer cudaMallocHost");
+    if (!s && bytes) s = cuda_status(ctx, cudaMemsetAsync(r->image, 0, bytes, stream_of(r)), "renderer image clear");
     if (s) {
         gpr_cuda_renderer_destroy(r);
         return s;
@@ -269,20 +333,21 @@ extern "C" gp_status gpr_cuda_renderer_set_scene(gpr_cuda_renderer *r, const gp_
     gp_status s;
     if (!r || !scene) return GP_ERROR_INVALID_ARGUMENT;
     ctx = r->ctx;
+    if ((s = enter_device(ctx))) return s;
     st = stream_of(r);
     n = scene->n;
     if (n > GP_SCENE_MAX_CIRCLES)
-        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "scene of %zu circles (at most %zu)", n,
+        return gp_context_set_error(ctx, GP_ERROR_SIZE_OVERFLOW, "scene of %zu circles (at most %zu)", n,
                          (size_t)GP_SCENE_MAX_CIRCLES);
     if (n > 0 && (!scene->position || !scene->radius))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "scene without positions or radii");
+        return gp_context_set_error(ctx, GP_ERROR_INVALID_ARGUMENT, "scene without positions or radii");
     if (n > r->cap) {
         /* Grow (never shrink): a failed growth leaves an empty scene. */
         free_scene(r);
-        s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->geom, n * sizeof(float4)), "scene cudaMalloc");
-        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->colour, n * sizeof(float4)), "scene cudaMalloc");
-        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->box, n * sizeof(uint2)), "scene cudaMalloc");
-        if (!s) s = gpi_cuda_status(ctx, cudaMalloc((void **)&r->incl, n * sizeof(uint64_t)), "scene cudaMalloc");
+        s = cuda_status(ctx, cudaMalloc((void **)&r->geom, n * sizeof(float4)), "scene cudaMalloc");
+        if (!s) s = cuda_status(ctx, cudaMalloc((void **)&r->colour, n * sizeof(float4)), "scene cudaMalloc");
+        if (!s) s = cuda_status(ctx, cudaMalloc((void **)&r->box, n * sizeof(uint2)), "scene cudaMalloc");
+        if (!s) s = cuda_status(ctx, cudaMalloc((void **)&r->incl, n * sizeof(uint64_t)), "scene cudaMalloc");
         if (s) {
             free_scene(r);
             return s;
@@ -299,17 +364,17 @@ extern "C" gp_status gpr_cuda_renderer_set_scene(gpr_cuda_renderer *r, const gp_
     off_rad = align_up(off_pos + 3 * n * sizeof(float));
     off_col = align_up(off_rad + n * sizeof(float));
     bytes = off_col + (scene->color ? 3 * n * sizeof(float) : 0);
-    s = gpi_workspace(ctx, bytes, (void **)&ws);
-    if (s) return s;
-    s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_pos, scene->position, 3 * n * sizeof(float),
+    s = scratch(r, bytes, &ws);
+    if (s) return gp_context_set_error(ctx, s, "scene staging of %zu bytes", bytes);
+    s = cuda_status(ctx, cudaMemcpyAsync(ws + off_pos, scene->position, 3 * n * sizeof(float),
                                              cudaMemcpyHostToDevice, st), "scene upload");
-    if (!s) s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_rad, scene->radius, n * sizeof(float),
+    if (!s) s = cuda_status(ctx, cudaMemcpyAsync(ws + off_rad, scene->radius, n * sizeof(float),
                                                      cudaMemcpyHostToDevice, st), "scene upload");
     if (!s && scene->color)
-        s = gpi_cuda_status(ctx, cudaMemcpyAsync(ws + off_col, scene->color, 3 * n * sizeof(float),
+        s = cuda_status(ctx, cudaMemcpyAsync(ws + off_col, scene->color, 3 * n * sizeof(float),
                                                  cudaMemcpyHostToDevice, st), "scene upload");
     if (s) return s;
-    s = gpi_cuda_status(ctx,
+    s = cuda_status(ctx,
                         launch_pack((const float *)(ws + off_pos), (const float *)(ws + off_rad),
                                     scene->color ? (const float *)(ws + off_col) : NULL, (uint32_t)n, r->width,
                                     r->height, r->band_py0, r->band_py1, r->invW, r->invH, r->geom, r->colour, r->box,
@@ -346,7 +411,7 @@ static gp_status launch_tiles(gpr_cuda_renderer *r, bool binned, bool reuse, con
     a.invW = r->invW;
     a.invH = r->invH;
     a.first = first ? 1 : 0;
-    return gpi_cuda_status(r->ctx, gpr_rc::launch_tiles<K>(a, r->snow != 0, binned, reuse, r->band_tiles, stream_of(r)),
+    return cuda_status(r->ctx, gpr_rc::launch_tiles<K>(a, r->snow != 0, binned, reuse, r->band_tiles, stream_of(r)),
                            "render tile kernel");
 }
 
@@ -376,7 +441,7 @@ static gp_status pair_scratch(gpr_cuda_renderer *r, uint64_t pairs, const KeyFor
 {
     size_t key_bytes, off_k1, off_rg, off_tmp, total, sort_bytes = 0;
     char *ws = NULL;
-    gp_status s = gpi_cuda_sort_tmp_bytes(r->ctx, key_dtype<K>(), pairs, f.cbits, f.end_bit, &sort_bytes);
+    gp_status s = gp_sort_scratch_bytes(r->ctx, key_dtype<K>(), pairs, f.cbits, f.end_bit, &sort_bytes);
     if (s) return s;
     if (pairs > SIZE_MAX / 4 / sizeof(K)) return GP_ERROR_OUT_OF_MEMORY;
     key_bytes = align_up((size_t)pairs * sizeof(K));
@@ -384,7 +449,7 @@ static gp_status pair_scratch(gpr_cuda_renderer *r, uint64_t pairs, const KeyFor
     off_rg = off_k1 + key_bytes;
     off_tmp = off_rg + align_up((size_t)r->grid.num_bins * sizeof(uint2));
     total = off_tmp + sort_bytes;
-    s = gpi_workspace(r->ctx, total, (void **)&ws);
+    s = scratch(r, total, &ws);
     if (s) return s;
     ps->keys0 = ws;
     ps->keys1 = ws + off_k1;
@@ -405,19 +470,19 @@ static gp_status render_batch(gpr_cuda_renderer *r, const PairScratch *ps, uint3
     gp_status s;
     const K *sorted;
 
-    s = gpi_cuda_status(ctx,
+    s = cuda_status(ctx,
                         launch_emit<K>(r->geom, r->box, r->incl, c0, c1, base, bg.bins_x, bg.lg, f.cbits, r->invW,
                                        r->invH, (K *)ps->keys0, ps->ranges, bg.num_bins, st),
                         "render emit kernel");
     if (s) return s;
     {
         int in_alt = 0;
-        s = gpi_cuda_sort_ping_pong(ctx, key_dtype<K>(), ps->keys0, ps->keys1, np, f.cbits, f.end_bit, ps->sort_tmp,
-                                    ps->sort_bytes, &in_alt);
+        s = gp_sort_keys_double_buffer(ctx, key_dtype<K>(), GP_SORT_ASCENDING, ps->keys0, ps->keys1, np, f.cbits,
+                                       f.end_bit, ps->sort_tmp, ps->sort_bytes, &in_alt);
         if (s) return s;
         sorted = (const K *)(in_alt ? ps->keys1 : ps->keys0);
     }
-    s = gpi_cuda_status(ctx, launch_ranges<K>(sorted, (uint32_t)np, f.cbits, ps->ranges, st), "render ranges kernel");
+    s = cuda_status(ctx, launch_ranges<K>(sorted, (uint32_t)np, f.cbits, ps->ranges, st), "render ranges kernel");
     if (s) return s;
     /* kReusePairs counts tile pairs: a bin of 2^(shift.x + shift.y) tiles
      * stands for up to that many of them. */
@@ -432,7 +497,7 @@ static gp_status render_binned(gpr_cuda_renderer *r, uint32_t n, uint64_t total,
     gp_context *ctx = r->ctx;
     cudaStream_t st = stream_of(r);
     uint64_t desired, floor_pairs, base;
-    bool first, retried = false;
+    bool first;
     PairScratch ps = {NULL, NULL, NULL, NULL, 0};
     gp_status s;
     cudaError_t e;
@@ -444,11 +509,12 @@ static gp_status render_binned(gpr_cuda_renderer *r, uint32_t n, uint64_t total,
     for (;;) {
         s = pair_scratch<K>(r, desired, f, &ps);
         if (s == GP_SUCCESS) break;
-        if (s != GP_ERROR_OUT_OF_MEMORY || desired <= floor_pairs) return s;
+        if (s != GP_ERROR_OUT_OF_MEMORY) return s;
+        if (desired <= floor_pairs)
+            return gp_context_set_error(ctx, s, "render: no device memory for %llu pairs of scratch",
+                                        (unsigned long long)desired);
         desired = desired / 2 > floor_pairs ? desired / 2 : floor_pairs;
-        retried = true;
     }
-    if (retried) gpi_clear_error(ctx); /* recovered by batching */
 
     /* 3-6, per batch of circles whose pairs fit. */
     first = true;
@@ -460,16 +526,16 @@ static gp_status render_binned(gpr_cuda_renderer *r, uint32_t n, uint64_t total,
             c1 = n;
             end_pairs = total;
         } else {
-            s = gpi_cuda_status(ctx, launch_batch_end(r->incl, c0, n, base + desired, r->dev_misc, st),
+            s = cuda_status(ctx, launch_batch_end(r->incl, c0, n, base + desired, r->dev_misc, st),
                                 "render batch search kernel");
             if (s) return s;
             e = cudaMemcpyAsync(r->host_misc, r->dev_misc, 2 * sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
             if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-            if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render batch search read");
+            if (e != cudaSuccess) return cuda_status(ctx, e, "render batch search read");
             c1 = (uint32_t)r->host_misc[0];
             end_pairs = r->host_misc[1];
             if (c1 <= c0)
-                return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY,
+                return gp_context_set_error(ctx, GP_ERROR_OUT_OF_MEMORY,
                                  "render: circle %u touches more tiles than the scratch memory holds", c0);
         }
         if (end_pairs > base) {
@@ -496,6 +562,7 @@ extern "C" gp_status gpr_cuda_renderer_render(gpr_cuda_renderer *r)
 
     if (!r) return GP_ERROR_INVALID_ARGUMENT;
     ctx = r->ctx;
+    if ((s = enter_device(ctx))) return s;
     st = stream_of(r);
     n = (uint32_t)r->n;
 
@@ -504,17 +571,17 @@ extern "C" gp_status gpr_cuda_renderer_render(gpr_cuda_renderer *r)
         return launch_tiles_all(r, 0, n, true);
 
     /* 1-2: count and scan. */
-    s = gpi_cuda_status(ctx, launch_count(r->geom, r->box, n, r->grid.lg, r->invW, r->invH, r->incl, st),
+    s = cuda_status(ctx, launch_count(r->geom, r->box, n, r->grid.lg, r->invW, r->invH, r->incl, st),
                         "render count kernel");
     if (s) return s;
     /* gpuprim's scan, in place. */
-    s = gpi_cuda_scan(ctx, GP_UINT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, r->incl, r->incl, n);
+    s = gp_scan(ctx, GP_UINT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, r->incl, r->incl, n);
     if (s) return s;
     /* The total comes through pinned memory; the sync waits only for count,
      * scan and this 8-byte copy (nothing else is queued yet). */
     e = cudaMemcpyAsync(r->host_misc, r->incl + (n - 1), sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
     if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-    if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "render pair count read");
+    if (e != cudaSuccess) return cuda_status(ctx, e, "render pair count read");
     total = r->host_misc[0];
     if (total == 0) return launch_tiles_all(r, 0, 0, true); /* nothing on screen */
 
@@ -526,18 +593,22 @@ extern "C" gp_status gpr_cuda_renderer_render(gpr_cuda_renderer *r)
 extern "C" gp_status gpr_cuda_renderer_rgb8(gpr_cuda_renderer *r, unsigned char *rgb_dev)
 {
     const size_t n = (size_t)r->width * (size_t)(r->band_py1 - r->band_py0);
+    gp_status s;
     if (n == 0) return GP_SUCCESS;
-    return gpi_cuda_status(r->ctx, launch_rgb8(r->image, n, rgb_dev, stream_of(r)), "render rgb8 kernel");
+    if ((s = enter_device(r->ctx))) return s;
+    return cuda_status(r->ctx, launch_rgb8(r->image, n, rgb_dev, stream_of(r)), "render rgb8 kernel");
 }
 
 extern "C" gp_status gpr_cuda_renderer_read(gpr_cuda_renderer *r, float *rgba_host)
 {
     cudaStream_t st;
     cudaError_t e;
+    gp_status s;
     if (!r || !rgba_host) return GP_ERROR_INVALID_ARGUMENT;
+    if ((s = enter_device(r->ctx))) return s;
     st = stream_of(r);
     e = cudaMemcpyAsync(rgba_host, r->image, (size_t)r->width * (size_t)(r->band_py1 - r->band_py0) * sizeof(float4),
                         cudaMemcpyDeviceToHost, st);
     if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-    return gpi_cuda_status(r->ctx, e, "render image read");
+    return cuda_status(r->ctx, e, "render image read");
 }

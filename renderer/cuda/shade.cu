@@ -3,6 +3,7 @@
  * operations (or a proven-equal FMA), each pixel written once. */
 #include "cuda/cull.cuh"
 #include "cuda/kernels.cuh"
+#include "sizes.h"
 
 namespace gpr_rc {
 namespace {
@@ -653,7 +654,7 @@ __global__ void rgb8_kernel(const float4 *image, size_t n, unsigned char *rgb)
 
 cudaError_t launch_rgb8(const float4 *image, size_t n, unsigned char *rgb, cudaStream_t st)
 {
-    rgb8_kernel<<<gpi_stride_blocks(n, 256), 256, 0, st>>>(image, n, rgb);
+    rgb8_kernel<<<gpr_stride_blocks(n, 256), 256, 0, st>>>(image, n, rgb);
     return cudaGetLastError();
 }
 

@@ -6,7 +6,9 @@
  * answer CLI_RUN, CLI_HELP or CLI_BAD; on CLI_BAD a non-empty message that
  * fits the room cli_error_length() asks for, and the same message cut short
  * in a tiny buffer; on CLI_RUN options inside their documented ranges. The
- * answer must not depend on the error buffer. Built by scripts/fuzz.sh. */
+ * answer must not depend on the error buffer. Built by tests/fuzz/CMakeLists.txt
+ * (the libFuzzer program with GPUPRIM_BUILD_FUZZERS, and always the corpus
+ * replay test fuzz_replay_cli). */
 #include "options.h"
 
 #include <gpuprim/render.h>

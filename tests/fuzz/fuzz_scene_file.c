@@ -5,13 +5,13 @@
  * NUL-terminated message (also into a tiny buffer). A scene it accepts must
  * hold what the format allows (1.. circles, finite values, radius >= 0),
  * must come back bit for bit through gp_scene_save and gp_scene_load, and
- * is then drawn by the CPU reference renderer and by the CPU tile renderer,
- * which must agree exactly (hostile coordinates reach the pixel-box
- * clamping and the shading). Built by scripts/fuzz.sh. */
+ * is then drawn by the CPU reference renderer and by the CPU tile renderer
+ * (gp_render on a one-thread CPU context), which must agree exactly
+ * (hostile coordinates reach the pixel-box clamping and the shading). Only
+ * the public API. Built by tests/fuzz/CMakeLists.txt: a libFuzzer program
+ * with GPUPRIM_BUILD_FUZZERS (scripts/fuzz.sh), and always the corpus
+ * replay test fuzz_replay_scene_file. */
 #include <gpuprim/render.h>
-
-#include "render_cpu.h"
-#include "scene.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -83,15 +83,14 @@ static void render_both(const gp_scene *s, int w, int h)
 {
     size_t n = (size_t)w * (size_t)h * 4;
     float *ref = (float *)malloc(n * sizeof(float)), *img = (float *)malloc(n * sizeof(float));
-    gpr_cpu_renderer *r = NULL;
+    gp_context *ctx = NULL;
     CHECK(ref && img);
     CHECK(gp_render_reference(s, w, h, ref) == GP_SUCCESS);
-    CHECK(gpr_cpu_renderer_create(w, h, &r) == GP_SUCCESS);
-    CHECK(gpr_cpu_renderer_set_scene(r, s) == GP_SUCCESS);
-    CHECK(gpr_cpu_renderer_render(r, 1) == GP_SUCCESS);
-    CHECK(gpr_cpu_renderer_read(r, img) == GP_SUCCESS);
+    CHECK(gp_context_create(&ctx, GP_BACKEND_CPU, 0) == GP_SUCCESS);
+    CHECK(gp_context_set_cpu_threads(ctx, 1) == GP_SUCCESS);
+    CHECK(gp_render(ctx, s, w, h, img) == GP_SUCCESS);
     same_images(ref, img, n);
-    gpr_cpu_renderer_destroy(r);
+    gp_context_destroy(ctx);
     free(ref);
     free(img);
 }
