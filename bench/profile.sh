@@ -2,7 +2,7 @@
 # Nsight Compute profiles of the kernels that matter most, on the GPU
 # machine: speed of light, occupancy and warp stall reasons for the scan,
 # find-repeats, stencil and transpose kernels (the scan at 2^28: the pipelined
-# kernel; GPUPRIM_CUDA_SCAN=onepass profiles the plain one), and the per-kernel time split
+# kernel; GP_CUDA_SCAN=onepass profiles the plain one), and the per-kernel time split
 # of one renderer frame. Clocks are left alone (--clock-control none); the
 # renderer's kernels keep L2 between them (--cache-control none), since its
 # binning data lives there (with flushes, CUB's sort read 51 us, in the frame 90).

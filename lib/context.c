@@ -74,8 +74,8 @@ gp_status gp_context_create(gp_context **out, gp_backend backend, int device)
     ctx->backend = backend;
     ctx->pipelined_scan_ok = -1;
     {
-        const char *scan = getenv("GPUPRIM_CUDA_SCAN"); /* testing knob */
-        const char *rep = getenv("GPUPRIM_CUDA_REPEATS"); /* testing knob */
+        const char *scan = getenv("GP_CUDA_SCAN"); /* testing knob */
+        const char *rep = getenv("GP_CUDA_REPEATS"); /* testing knob */
         ctx->scan_kernel = !scan ? 1 : strcmp(scan, "onepass") == 0 ? 0 : strcmp(scan, "pipelined") == 0 ? 2 : 1;
         ctx->repeats_kernel = !rep ? 1 : strcmp(rep, "onepass") == 0 ? 0 : strcmp(rep, "twopass") == 0 ? 2 : 1;
     }

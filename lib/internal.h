@@ -27,11 +27,11 @@ struct gp_context {
                                with its sm_90 code); -1 until the first large scan asks */
     int scan_kernel;        /* CUDA, exact scans past one block: 0 the plain single-pass
                                kernel, 1 the pipelined one from its size threshold on, 2 the
-                               pipelined one at every size (GPUPRIM_CUDA_SCAN=onepass /
+                               pipelined one at every size (GP_CUDA_SCAN=onepass /
                                unset / pipelined: a testing knob, see README) */
     int repeats_kernel;     /* CUDA find-repeats: 0 the one-pass kernel, 1 two passes from
                                their size threshold on, 2 two passes at every size
-                               (GPUPRIM_CUDA_REPEATS=onepass / unset / twopass) */
+                               (GP_CUDA_REPEATS=onepass / unset / twopass) */
     void *pinned;           /* CUDA: 256 bytes of mapped page-locked host memory */
     void *pinned_dev;       /* ... its device address: kernels write a result (a sum,
                                a count) straight there, which saves a copy operation

@@ -143,11 +143,11 @@ static void find_repeats_matches_reference(void **state)
  * elements +-1, a few tiles with a partial last one, and more tiles than an
  * H100/H200 runs warps of the expand kernel at once (so they loop), each
  * with sparse and dense tiles (the patterns above). Its context is made with
- * GPUPRIM_CUDA_REPEATS=twopass unless the environment already names a
+ * GP_CUDA_REPEATS=twopass unless the environment already names a
  * form; elsewhere the one-pass kernel answers and the case passes for it. */
 static int setup_twopass(void **state)
 {
-    return gpt_setup_context_env(state, "GPUPRIM_CUDA_REPEATS", "twopass");
+    return gpt_setup_context_env(state, "GP_CUDA_REPEATS", "twopass");
 }
 
 static void find_repeats_two_pass_any_size(void **state)

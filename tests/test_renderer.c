@@ -237,7 +237,7 @@ static void every_blend_path_matches_reference(void **state)
     assert_int_equal(gp_scene_create(&d, "rand100k", 0), GP_SUCCESS); /* thousands of circles per tile */
     {
         const struct render_case cases[] = {{s, 203, 150}, {p, 97, 64}, {d, 131, 67}};
-        compare_per_knob(ctx, "GPUPRIM_CPU_BLEND", paths, sizeof paths / sizeof paths[0], cases,
+        compare_per_knob(ctx, "GP_CPU_BLEND", paths, sizeof paths / sizeof paths[0], cases,
                          sizeof cases / sizeof cases[0]);
     }
     gp_scene_destroy(s);
@@ -283,7 +283,7 @@ static void snow_in_view_matches_reference(void **state)
 }
 
 /* The CUDA renderer bins circles into blocks of 1x1 to 4x4 tiles, the shape
- * picked per scene; GPUPRIM_CUDA_BINS forces one. Every shape must draw the
+ * picked per scene; GP_CUDA_BINS forces one. Every shape must draw the
  * reference's image: odd sizes (partial bins at the right and bottom), big
  * and small circles, snow. */
 static void every_bin_shape_matches_reference(void **state)
@@ -297,7 +297,7 @@ static void every_bin_shape_matches_reference(void **state)
     {
         const struct render_case cases[] = {
             {r, 1000, 600}, {r, 257, 129}, {b, 333, 77}, {m, 200, 150}, {snow, 333, 77}};
-        compare_per_knob(ctx, "GPUPRIM_CUDA_BINS", shapes, sizeof shapes / sizeof shapes[0], cases,
+        compare_per_knob(ctx, "GP_CUDA_BINS", shapes, sizeof shapes / sizeof shapes[0], cases,
                          sizeof cases / sizeof cases[0]);
     }
     gp_scene_destroy(r);

@@ -197,12 +197,12 @@ static void scan_beyond_one_wave(void **state)
  * sizes it would not get alone: a few tiles (8192 4-byte or 4096 8-byte
  * elements each) with a partial last one, fewer tiles than SMs, one more
  * tile than an H100/H200 has SMs, more tiles than a block's stages hold.
- * Its context is made with GPUPRIM_CUDA_SCAN=pipelined, unless the
+ * Its context is made with GP_CUDA_SCAN=pipelined, unless the
  * environment already names a kernel (racecheck runs with "onepass");
  * elsewhere the plain kernel answers and the case passes for it. */
 static int setup_pipelined(void **state)
 {
-    return gpt_setup_context_env(state, "GPUPRIM_CUDA_SCAN", "pipelined");
+    return gpt_setup_context_env(state, "GP_CUDA_SCAN", "pipelined");
 }
 
 static void scan_pipelined_any_size(void **state)

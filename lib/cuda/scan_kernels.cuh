@@ -12,8 +12,8 @@
  *           (bulk_pipe.cuh).
  * Operators are functors op(a, b); the identity travels as a value. The
  * tuning: policy/scan.cuh. */
-#ifndef GPUPRIM_CUDA_SCAN_KERNELS_CUH
-#define GPUPRIM_CUDA_SCAN_KERNELS_CUH
+#ifndef GP_CUDA_SCAN_KERNELS_CUH
+#define GP_CUDA_SCAN_KERNELS_CUH
 
 #include "block_scan.cuh"
 #include "bulk_pipe.cuh"

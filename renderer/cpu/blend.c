@@ -84,12 +84,12 @@ __attribute__((target("avx2"))) static void blend_row_avx2(float *R, float *G, f
 #endif
 
 /* The widest shading the CPU runs: the AVX-512 register tile where the CPU
- * has it, else the widest row blend. GPUPRIM_CPU_BLEND=scalar|sse|avx2|avx512
+ * has it, else the widest row blend. GP_CPU_BLEND=scalar|sse|avx2|avx512
  * forces one (a testing knob: the tests hold each against the reference;
  * one the CPU lacks falls back to the widest it has). */
 blend_fn gpr_cpu_pick_blend(int *tile512)
 {
-    const char *force = getenv("GPUPRIM_CPU_BLEND");
+    const char *force = getenv("GP_CPU_BLEND");
     *tile512 = 0;
     if (force && !strcmp(force, "scalar")) return blend_row_scalar;
 #ifdef GPR_HAVE_X86

@@ -276,14 +276,14 @@ static KeyForm key_form(const BinGrid &bg, uint32_t n)
  * P is estimated from the pixel boxes (clamped to the band) of up to
  * kBinSamples circles spread over the scene: a few microseconds of host
  * work; a poor estimate costs speed, never exactness (every shape draws the
- * same image). GPUPRIM_CUDA_BINS=1x1|2x1|2x2|4x2|4x4 (tiles a bin) forces
+ * same image). GP_CUDA_BINS=1x1|2x1|2x2|4x2|4x4 (tiles a bin) forces
  * a shape: a testing knob, the tests hold each against the reference. */
 static BinGrid choose_bins(const gpr_cuda_renderer *r, const gp_scene *scene)
 {
     static const int2 shapes[] = {{0, 0}, {1, 0}, {1, 1}, {2, 1}, {2, 2}};
     static const char *const names[] = {"1x1", "2x1", "2x2", "4x2", "4x4"};
     const int ns = (int)(sizeof shapes / sizeof shapes[0]);
-    const char *force = getenv("GPUPRIM_CUDA_BINS");
+    const char *force = getenv("GP_CUDA_BINS");
     const size_t n = scene->n;
     BinGrid grids[sizeof shapes / sizeof shapes[0]];
     double boxes[sizeof shapes / sizeof shapes[0]] = {0};
