@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}; mkdir -p "$OUT"
 BUILD=${BUILD_DIR:-build-gpu}
 STAGES=${*:-build test dist large sanitize render bench benchdist demos}
+# GPU_CHECK_CMAKE_ARGS adds options to the configure step (e.g. "-DGPUPRIM_BUILD_BENCH=OFF").
 # BENCH_PRIMS_ARGS passes options to bench_prims (e.g. "--only sort").
 # (renderab, not in the default: renderer frame times of a base tree, carried
 # as .deps/base.tar from `git archive`, and of this one, in one run.)
@@ -66,7 +67,7 @@ note "device: $(sed -n 2p "$OUT/gpu.txt")  date: $(date -u +%F)"
 
 if has build; then
     cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-        ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} >"$OUT/build.log" 2>&1 &&
+        ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/build.log" 2>&1 &&
     cmake --build "$BUILD" -j "$(nproc)" >>"$OUT/build.log" 2>&1
     rc=$?; note "build: rc=$rc (log build.log); $(grep -o 'gpuprim: NCCL[^(]*' "$OUT/build.log" | head -1)"
     grep -iE "spill|warning" "$OUT/build.log" | grep -v "^--" | head -20 >"$OUT/build-warnings.txt"
