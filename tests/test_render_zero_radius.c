@@ -55,13 +55,25 @@ static size_t scene_circles(gp_circle *with, gp_circle *without)
     return n;
 }
 
-static void expect_same(const float *a, const float *b, const char *what)
+/* The CPU renderers are bit-exact to the reference; the CUDA renderer is
+ * held to its promise (every channel within one 8-bit level, here none
+ * differing) and must produce no NaN, which is what a zero radius once
+ * caused. */
+static void expect_same_on(gp_context *ctx, const float *a, const float *b, const char *what)
 {
-    size_t differ = 1;
+    size_t differ = 1, i;
     int worst = 1;
     assert_int_equal(gp_image_compare(a, b, W, H, &worst, &differ), GP_SUCCESS);
     if (differ != 0) fail_msg("%s: %zu pixels differ (by up to %d)", what, differ, worst);
-    if (memcmp(a, b, (size_t)W * H * 16) != 0) fail_msg("%s: the float images differ", what);
+    for (i = 0; i < (size_t)W * H * 4; i++)
+        if (isnan(b[i])) fail_msg("%s: NaN in channel %zu of pixel %zu", what, i % 4, i / 4);
+    if ((!ctx || !gpt_on_cuda(ctx)) && memcmp(a, b, (size_t)W * H * 16) != 0)
+        fail_msg("%s: the float images differ", what);
+}
+
+static void expect_same(const float *a, const float *b, const char *what)
+{
+    expect_same_on(NULL, a, b, what);
 }
 
 static void zero_radius_draws_nothing(void **state)
@@ -86,7 +98,7 @@ static void zero_radius_draws_nothing(void **state)
         expect_same(want, got, what);
         gpt_poison(got, (size_t)W * H * 16);
         GPT_OK(ctx, gp_render(ctx, a, W, H, got));
-        expect_same(want, got, what);
+        expect_same_on(ctx, want, got, what);
         gp_scene_destroy(a);
         gp_scene_destroy(b);
     }
@@ -112,7 +124,7 @@ static void only_zero_radius(void **state)
         assert_int_equal(gp_render_reference(b, W, H, want), GP_SUCCESS);
         gpt_poison(got, (size_t)W * H * 16);
         GPT_OK(ctx, gp_render(ctx, a, W, H, got));
-        expect_same(want, got, snow ? "only zero radii, snow" : "only zero radii");
+        expect_same_on(ctx, want, got, snow ? "only zero radii, snow" : "only zero radii");
         gp_scene_destroy(a);
         gp_scene_destroy(b);
     }

@@ -52,9 +52,10 @@ extern "C" {
  *              the run's first value (a run of one value gives that value,
  *              bits and all, -0.0 included). Integers wrap (two's
  *              complement). Float sums are this sequential sum on BOTH
- *              backends, so the CPU and CUDA results are the same bits; the
- *              bits depend on the run's values alone (not on n, the run's
- *              position, the device or the run). The price on CUDA: the time
+ *              backends, so the CPU and CUDA results are the same bits
+ *              (except a NaN sum's payload and sign, which are the
+ *              processor's); the bits depend on the run's values alone
+ *              (not on n, the run's position, the device or the run). The price on CUDA: the time
  *              of a float sum grows with its longest run (a run of 10^6
  *              values costs a few milliseconds); integer sums, min and max
  *              do not have this cost.
