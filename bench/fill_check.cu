@@ -4,15 +4,6 @@
 #include <algorithm>
 #include <cstdarg>
 
-__device__ __forceinline__ uint64_t mix64(uint64_t x)
-{
-    /* splitmix64 finaliser */
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* v = lo + hash % range (range 0 means the full 2^32 range) */
 __global__ void k_fill_i32(int32_t *p, size_t n, uint64_t seed, int64_t lo, uint64_t range)
 {
@@ -48,6 +39,12 @@ __global__ void k_fill_f64(double *p, size_t n, uint64_t seed)
     }
 }
 
+__global__ void k_fill_run_keys(int32_t *p, size_t n, size_t run_len)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = run_key(i / run_len);
+}
+
 static uint64_t g_seed = 20261122;
 
 unsigned fill_blocks(size_t n)
@@ -77,6 +74,14 @@ void fill_f32(void *p, size_t n)
 void fill_f64(void *p, size_t n)
 {
     k_fill_f64<<<fill_blocks(n), 256, 0, g_stream>>>((double *)p, n, ++g_seed);
+    CK_LAUNCH();
+}
+
+void fill_run_keys(void *p, size_t n, size_t run_len)
+{
+    if (run_len == 0)
+        die("fill_run_keys: run length 0");
+    k_fill_run_keys<<<fill_blocks(n), 256, 0, g_stream>>>((int32_t *)p, n, run_len);
     CK_LAUNCH();
 }
 

@@ -97,6 +97,20 @@ int rotation_sets(size_t bytes_per_set);
 
 /* ---- random fills, on g_stream (bench/fill_check.cu) ---------------------------------- */
 
+/* splitmix64's finaliser: the hash behind the fills, for a group's own generators. */
+__device__ __forceinline__ uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* The int32 key of run number r: r times an odd number (a bijection mod
+ * 2^32) plus a constant, so consecutive runs never share a key and keys are
+ * not in ascending order. */
+__device__ __forceinline__ int32_t run_key(uint64_t r) { return (int32_t)(uint32_t)(r * 0x9E3779B1u + 0x7F4A7C15u); }
+
 /* Grid size for a grid-stride kernel of 256 threads over n items. */
 unsigned fill_blocks(size_t n);
 /* int32: lo + hash % range; range 0 is the full int32 range. */
@@ -106,6 +120,9 @@ void fill_flags(void *p, size_t n, unsigned percent);
 /* Uniform in [-1, 1), no denormals. */
 void fill_f32(void *p, size_t n);
 void fill_f64(void *p, size_t n);
+/* int32 keys in runs of run_len equal keys: keys[i] = run_key(i / run_len);
+ * run_len >= n gives a single run. */
+void fill_run_keys(void *p, size_t n, size_t run_len);
 /* Every byte 0xA5, so that an element the primitive fails to write shows. */
 void poison(void *p, size_t bytes);
 
