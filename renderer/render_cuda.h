@@ -1,6 +1,7 @@
 /* render_cuda.h - the CUDA tile renderer behind gp_renderer (never installed).
  * renderer.c owns gp_renderer and calls these for contexts whose backend is
- * CUDA; render_cuda.cu implements them. All run on the context's stream. */
+ * CUDA; renderer/cuda/frame.cu implements them, with the kernels in pack.cu,
+ * bin.cu and shade.cu beside it. All run on the context's stream. */
 #ifndef GPUPRIM_RENDER_CUDA_H
 #define GPUPRIM_RENDER_CUDA_H
 

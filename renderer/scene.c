@@ -1,6 +1,6 @@
-/* scene.c - the scenes of DESIGN.md section 4, generated as the CMU 15-418 /
- * Stanford CS149 circle renderer generates them (same rand() draws in the
- * same order, same float arithmetic), and their animations. */
+/* scene.c - the named scenes (docs/renderer.md, "Scenes"), generated as the
+ * CMU 15-418 / Stanford CS149 circle renderer generates them (same rand()
+ * draws in the same order, same float arithmetic), and their animations. */
 #include "scene.h"
 #include "rand.h"
 

@@ -1,8 +1,8 @@
-/* shade.h - the per-pixel shading of DESIGN.md section 4, shared by the CPU
- * reference, the CPU tile renderer and the CUDA renderer so that all three
- * do the same float operations in the same order. Compile it without FMA
- * contraction (-ffp-contract=off in C, --fmad=false for CUDA): the CPU
- * reference is ground truth. */
+/* shade.h - the per-pixel shading rule (docs/renderer.md, "Shading and
+ * blending"), shared by the CPU reference, the CPU tile renderer and the
+ * CUDA renderer so that all three do the same float operations in the
+ * same order. Compile it without FMA contraction (-ffp-contract=off in C,
+ * --fmad=false for CUDA): the CPU reference is ground truth. */
 #ifndef GPUPRIM_SHADE_H
 #define GPUPRIM_SHADE_H
 

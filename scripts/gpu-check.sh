@@ -8,7 +8,7 @@
 # SANITIZE_TOOLS (default: memcheck racecheck initcheck synccheck) and
 # SANITIZE_TESTS (default: every test program with CUDA cases) narrow the
 # sanitizer stage; all four tools over everything take about half an hour.
-# Needs cmocka and libpng: carried as .deps/*.deb (see README) and unpacked
+# Needs cmocka and libpng: carried as .deps/*.deb (see docs/gpu-machine.md) and unpacked
 # to /opt/deps (zlib's, only where the machine has no zlib.h, to /opt/zlib).
 # API errors are not reported by the sanitizer: the tests provoke some on
 # purpose (out of memory, host pointers) and the library checks every status.
@@ -150,7 +150,7 @@ if has render; then
 fi
 
 if has demos; then
-    # issue 14's figures: each demo's CUDA path at its full size, and the
+    # The demos' figures (bench/README.md, "Demos"): each demo's CUDA path at its full size, and the
     # raytracer's CPU images (both paths) against its CUDA one.
     D="$BUILD/demos"
     {

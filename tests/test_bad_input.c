@@ -84,15 +84,6 @@ static void free_bufs(gp_context *ctx, bufs *B)
             fail_msg("line %d: %s\n  -> %s without a detail message", __LINE__, #call, gp_status_string(got_)); \
     } while (0)
 
-/* The call returns `want` (no message required: NULL context and the like). */
-#define EXPECT_STATUS(want, call)                                                                           \
-    do {                                                                                                    \
-        gp_status got_ = (call);                                                                            \
-        if (got_ != (want))                                                                                 \
-            fail_msg("line %d: %s\n  -> %s, want %s", __LINE__, #call, gp_status_string(got_),             \
-                     gp_status_string(want));                                                               \
-    } while (0)
-
 /* ---- no context ------------------------------------------------------------------ */
 
 static void null_context_everywhere(void **state)

@@ -1,12 +1,13 @@
 /* test_concurrency.c - several contexts on several host threads at once
- * (issue 5): 8 threads, each with its own gp_context (and, on CUDA, its own
- * non-blocking stream), run a mix of scan / reduce / compact /
- * compact-indices / find-repeats / transpose on their own random data at a
- * few sizes, several rounds over, and every result must equal bit for bit
- * the same computation done beforehand on one thread (the fixture's context,
- * the same backend). Float sums are included on purpose: the header promises
- * that they are the same run to run on one device, which must also hold
- * when other streams compete for the device.
+ * (gpuprim.h: separate contexts may be used from separate threads): 8
+ * threads, each with its own gp_context (and, on CUDA, its own non-blocking
+ * stream), run a mix of scan / reduce / compact / compact-indices /
+ * find-repeats / transpose on their own random data at a few sizes, several
+ * rounds over, and every result must equal bit for bit the same computation
+ * done beforehand on one thread (the fixture's context, the same backend).
+ * Float sums are included on purpose: the header promises that they are the
+ * same run to run on one device, which must also hold when other streams
+ * compete for the device.
  *
  * Worker threads never call cmocka (its asserts are not thread-safe): each
  * records its first mismatch, and the main thread fails after the join. */

@@ -1,4 +1,5 @@
-/* test_large.c - sizes past 2^31 elements and out-of-memory (issue 5).
+/* test_large.c - sizes past 2^31 elements (size_t indexing end to end) and
+ * out-of-memory (a clean status, outputs untouched).
  *
  * The n = 2^31 + 17 cases (scan, reduce, compact, compact-indices,
  * find-repeats on the CUDA backend) need a GPU with about 40 GB free and

@@ -1,6 +1,6 @@
-/* Scenes: counts, the exact circles of DESIGN.md section 4 for seed 0
- * (recomputed here from the system's srand/rand in DESIGN.md's order),
- * depth order, and the animations' steps. */
+/* Scenes: counts, the exact circles docs/renderer.md defines for seed 0
+ * (recomputed here from the system's srand/rand, in the documented order
+ * of draws), depth order, and the animations' steps. */
 #include "test_util.h"
 #include "scene.h"
 
@@ -115,7 +115,8 @@ static void rgb_and_rgby(void **state)
     gp_scene_destroy(s);
 }
 
-/* DESIGN.md: n depths u sorted descending; per circle radius, x, y, r, g, b. */
+/* n depths u sorted descending; then per circle its radius (unless fixed),
+ * x, y, r, g, b. */
 static void check_random(const char *name, size_t n, float fixed_radius, size_t check)
 {
     gp_scene *s = make(name);

@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPECT_STATUS(expr, want)                                                                  \
-    do {                                                                                           \
-        gp_status got_ = (expr);                                                                   \
-        if (got_ != (want))                                                                        \
-            fail_msg("%s -> %s, expected %s", #expr, gp_status_string(got_), gp_status_string(want)); \
-    } while (0)
-
 static const gp_dtype float_types[] = {GP_FLOAT32, GP_FLOAT64};
 static const gp_boundary boundaries[] = {GP_BOUNDARY_PERIODIC, GP_BOUNDARY_CLAMP, GP_BOUNDARY_ZERO};
 
@@ -375,91 +368,88 @@ static void stencil_bad_arguments(void **state)
     big = gpt_poisoned_buffer(ctx, 2 * bytes);
 
     /* No context. */
-    EXPECT_STATUS(gp_stencil_1d(NULL, GP_FLOAT32, &w3, GP_BOUNDARY_ZERO, in, out, n), GP_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(gp_stencil_2d(NULL, GP_FLOAT32, &w5, GP_BOUNDARY_ZERO, in, out, rows, cols),
-                  GP_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(gp_laplacian_2d(NULL, GP_FLOAT32, GP_BOUNDARY_ZERO, in, out, rows, cols), GP_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_1d(NULL, GP_FLOAT32, &w3, GP_BOUNDARY_ZERO, in, out, n));
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                  gp_stencil_2d(NULL, GP_FLOAT32, &w5, GP_BOUNDARY_ZERO, in, out, rows, cols));
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_laplacian_2d(NULL, GP_FLOAT32, GP_BOUNDARY_ZERO, in, out, rows, cols));
 
     /* Unknown dtype, integer dtypes, unknown boundary, NULL weights: also for
      * an empty grid. */
     for (i = 0; i < 2; i++) {
-        EXPECT_STATUS(gp_stencil_1d(ctx, bad_types[i], &w3, GP_BOUNDARY_ZERO, in, out, n), GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_1d(ctx, bad_types[i], &w3, GP_BOUNDARY_ZERO, NULL, NULL, 0),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_2d(ctx, bad_types[i], &w5, GP_BOUNDARY_ZERO, in, out, rows, cols),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, bad_types[i], GP_BOUNDARY_ZERO, in, out, rows, cols),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_1d(ctx, GP_FLOAT32, &w3, bad_bounds[i], in, out, n), GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_2d(ctx, GP_FLOAT64, &w5, bad_bounds[i], in, out, rows, cols),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_2d(ctx, GP_FLOAT64, &w5, bad_bounds[i], NULL, NULL, 0, 0),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, GP_FLOAT64, bad_bounds[i], in, out, rows, cols),
-                      GP_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_1d(ctx, bad_types[i], &w3, GP_BOUNDARY_ZERO, in, out, n));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_stencil_1d(ctx, bad_types[i], &w3, GP_BOUNDARY_ZERO, NULL, NULL, 0));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_stencil_2d(ctx, bad_types[i], &w5, GP_BOUNDARY_ZERO, in, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_laplacian_2d(ctx, bad_types[i], GP_BOUNDARY_ZERO, in, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_1d(ctx, GP_FLOAT32, &w3, bad_bounds[i], in, out, n));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_stencil_2d(ctx, GP_FLOAT64, &w5, bad_bounds[i], in, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_2d(ctx, GP_FLOAT64, &w5, bad_bounds[i], NULL, NULL, 0, 0));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_laplacian_2d(ctx, GP_FLOAT64, bad_bounds[i], in, out, rows, cols));
         assert_true(strlen(gp_context_last_error(ctx)) > 0);
     }
     for (i = 0; i < 4; i++) {
-        EXPECT_STATUS(gp_stencil_1d(ctx, int_types[i], &w3, GP_BOUNDARY_CLAMP, in, out, n), GP_ERROR_UNSUPPORTED);
-        EXPECT_STATUS(gp_stencil_2d(ctx, int_types[i], &w5, GP_BOUNDARY_CLAMP, in, out, rows, cols),
-                      GP_ERROR_UNSUPPORTED);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, int_types[i], GP_BOUNDARY_CLAMP, in, out, rows, cols),
-                      GP_ERROR_UNSUPPORTED);
+        EXPECT_STATUS(GP_ERROR_UNSUPPORTED, gp_stencil_1d(ctx, int_types[i], &w3, GP_BOUNDARY_CLAMP, in, out, n));
+        EXPECT_STATUS(GP_ERROR_UNSUPPORTED,
+                      gp_stencil_2d(ctx, int_types[i], &w5, GP_BOUNDARY_CLAMP, in, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_UNSUPPORTED, gp_laplacian_2d(ctx, int_types[i], GP_BOUNDARY_CLAMP, in, out, rows, cols));
     }
-    EXPECT_STATUS(gp_stencil_1d(ctx, GP_FLOAT32, NULL, GP_BOUNDARY_ZERO, in, out, n), GP_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(gp_stencil_1d(ctx, GP_FLOAT32, NULL, GP_BOUNDARY_ZERO, in, out, 0), GP_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(gp_stencil_2d(ctx, GP_FLOAT32, NULL, GP_BOUNDARY_ZERO, in, out, rows, cols),
-                  GP_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_1d(ctx, GP_FLOAT32, NULL, GP_BOUNDARY_ZERO, in, out, n));
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_1d(ctx, GP_FLOAT32, NULL, GP_BOUNDARY_ZERO, in, out, 0));
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                  gp_stencil_2d(ctx, GP_FLOAT32, NULL, GP_BOUNDARY_ZERO, in, out, rows, cols));
 
     for (ti = 0; ti < 2; ti++) {
         const gp_dtype dt = float_types[ti];
         const size_t es = gp_dtype_size(dt), cnt = bytes / es;
         /* NULL data. */
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_PERIODIC, NULL, out, n), GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_PERIODIC, in, NULL, n), GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_PERIODIC, NULL, out, rows, cols),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_PERIODIC, in, NULL, rows, cols),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, dt, GP_BOUNDARY_PERIODIC, NULL, out, rows, cols), GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, dt, GP_BOUNDARY_PERIODIC, in, NULL, rows, cols), GP_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_PERIODIC, NULL, out, n));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_PERIODIC, in, NULL, n));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_PERIODIC, NULL, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_PERIODIC, in, NULL, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_laplacian_2d(ctx, dt, GP_BOUNDARY_PERIODIC, NULL, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_laplacian_2d(ctx, dt, GP_BOUNDARY_PERIODIC, in, NULL, rows, cols));
         /* Sizes whose byte count overflows size_t. */
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / 2), GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / es + 1),
-                      GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / 2, 3), GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_CLAMP, in, out, 3, SIZE_MAX / 2), GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / es / 2 + 1, 2),
-                      GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, dt, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / 2, 3), GP_ERROR_SIZE_OVERFLOW);
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / 2));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW,
+                      gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / es + 1));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / 2, 3));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_CLAMP, in, out, 3, SIZE_MAX / 2));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW,
+                      gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / es / 2 + 1, 2));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_laplacian_2d(ctx, dt, GP_BOUNDARY_CLAMP, in, out, SIZE_MAX / 2, 3));
         assert_true(strlen(gp_context_last_error(ctx)) > 0);
         /* Out of place only. */
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big, big, cnt), GP_ERROR_OVERLAP);
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big, big + es, cnt), GP_ERROR_OVERLAP);
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big + bytes - es, big, cnt), GP_ERROR_OVERLAP);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, big, big + es, cnt / 8, 8), GP_ERROR_OVERLAP);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, dt, GP_BOUNDARY_ZERO, big + es, big, cnt / 8, 8), GP_ERROR_OVERLAP);
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big, big, cnt));
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big, big + es, cnt));
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big + bytes - es, big, cnt));
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, big, big + es, cnt / 8, 8));
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_laplacian_2d(ctx, dt, GP_BOUNDARY_ZERO, big + es, big, cnt / 8, 8));
         /* Buffers not aligned to the element size. */
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big + 1, big + bytes + es, cnt - 1),
-                      GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, big, big + bytes + 2, 2, 3),
-                      GP_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, big + 1, big + bytes + es, cnt - 1));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                      gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, big, big + bytes + 2, 2, 3));
         /* Empty grids do nothing, NULLs allowed. */
-        EXPECT_STATUS(gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, NULL, NULL, 0), GP_SUCCESS);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, NULL, NULL, 0, cols), GP_SUCCESS);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, NULL, NULL, rows, 0), GP_SUCCESS);
-        EXPECT_STATUS(gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, in, out, 0, SIZE_MAX), GP_SUCCESS);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, dt, GP_BOUNDARY_ZERO, NULL, NULL, 0, 0), GP_SUCCESS);
+        EXPECT_STATUS(GP_SUCCESS, gp_stencil_1d(ctx, dt, &w3, GP_BOUNDARY_ZERO, NULL, NULL, 0));
+        EXPECT_STATUS(GP_SUCCESS, gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, NULL, NULL, 0, cols));
+        EXPECT_STATUS(GP_SUCCESS, gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, NULL, NULL, rows, 0));
+        EXPECT_STATUS(GP_SUCCESS, gp_stencil_2d(ctx, dt, &w5, GP_BOUNDARY_ZERO, in, out, 0, SIZE_MAX));
+        EXPECT_STATUS(GP_SUCCESS, gp_laplacian_2d(ctx, dt, GP_BOUNDARY_ZERO, NULL, NULL, 0, 0));
     }
 
     GPT_OK(ctx, gp_context_get_backend(ctx, &backend));
     if (backend == GP_BACKEND_CUDA) {
         /* Host memory handed to the CUDA backend. */
-        EXPECT_STATUS(gp_stencil_1d(ctx, GP_FLOAT64, &w3, GP_BOUNDARY_ZERO, host, out, n), GP_ERROR_WRONG_MEMORY);
-        EXPECT_STATUS(gp_stencil_1d(ctx, GP_FLOAT64, &w3, GP_BOUNDARY_ZERO, in, back, n), GP_ERROR_WRONG_MEMORY);
-        EXPECT_STATUS(gp_stencil_2d(ctx, GP_FLOAT64, &w5, GP_BOUNDARY_ZERO, host, out, rows, cols),
-                      GP_ERROR_WRONG_MEMORY);
-        EXPECT_STATUS(gp_laplacian_2d(ctx, GP_FLOAT64, GP_BOUNDARY_ZERO, in, back, rows, cols), GP_ERROR_WRONG_MEMORY);
+        EXPECT_STATUS(GP_ERROR_WRONG_MEMORY, gp_stencil_1d(ctx, GP_FLOAT64, &w3, GP_BOUNDARY_ZERO, host, out, n));
+        EXPECT_STATUS(GP_ERROR_WRONG_MEMORY, gp_stencil_1d(ctx, GP_FLOAT64, &w3, GP_BOUNDARY_ZERO, in, back, n));
+        EXPECT_STATUS(GP_ERROR_WRONG_MEMORY,
+                      gp_stencil_2d(ctx, GP_FLOAT64, &w5, GP_BOUNDARY_ZERO, host, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_WRONG_MEMORY, gp_laplacian_2d(ctx, GP_FLOAT64, GP_BOUNDARY_ZERO, in, back, rows, cols));
     }
 
     /* Nothing was written anywhere. */

@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPECT_STATUS(expr, want)                                                                  \
-    do {                                                                                           \
-        gp_status got_ = (expr);                                                                   \
-        if (got_ != (want))                                                                        \
-            fail_msg("%s -> %s, expected %s", #expr, gp_status_string(got_), gp_status_string(want)); \
-    } while (0)
-
 static const size_t elem_sizes[] = {4, 8, 16};
 
 typedef struct { size_t rows, cols; } shape;
@@ -175,35 +168,35 @@ static void transpose_bad_arguments(void **state)
     out = gpt_poisoned_buffer(ctx, bytes);
     big = gpt_poisoned_buffer(ctx, 2 * bytes);
 
-    EXPECT_STATUS(gp_transpose(NULL, 4, in, out, rows, cols), GP_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_transpose(NULL, 4, in, out, rows, cols));
     {
         static const size_t bad_sizes[] = {0, 1, 2, 3, 5, 12, 32, SIZE_MAX};
         size_t i;
         for (i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++)
-            EXPECT_STATUS(gp_transpose(ctx, bad_sizes[i], in, out, rows, cols), GP_ERROR_INVALID_ARGUMENT);
+            EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_transpose(ctx, bad_sizes[i], in, out, rows, cols));
         assert_true(strlen(gp_context_last_error(ctx)) > 0);
     }
     for (e = 0; e < 3; e++) {
         const size_t es = elem_sizes[e];
-        EXPECT_STATUS(gp_transpose(ctx, es, NULL, out, rows, cols), GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_transpose(ctx, es, in, NULL, rows, cols), GP_ERROR_INVALID_ARGUMENT);
-        EXPECT_STATUS(gp_transpose(ctx, es, NULL, NULL, rows, cols), GP_ERROR_INVALID_ARGUMENT);
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_transpose(ctx, es, NULL, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_transpose(ctx, es, in, NULL, rows, cols));
+        EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT, gp_transpose(ctx, es, NULL, NULL, rows, cols));
         /* rows * cols, or its byte count, overflows size_t. */
-        EXPECT_STATUS(gp_transpose(ctx, es, in, out, SIZE_MAX / 2, 3), GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_transpose(ctx, es, in, out, 3, SIZE_MAX / 2), GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_transpose(ctx, es, in, out, SIZE_MAX / 2, 1), GP_ERROR_SIZE_OVERFLOW);
-        EXPECT_STATUS(gp_transpose(ctx, es, in, out, (SIZE_MAX / es) / 2 + 1, 2), GP_ERROR_SIZE_OVERFLOW);
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_transpose(ctx, es, in, out, SIZE_MAX / 2, 3));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_transpose(ctx, es, in, out, 3, SIZE_MAX / 2));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_transpose(ctx, es, in, out, SIZE_MAX / 2, 1));
+        EXPECT_STATUS(GP_ERROR_SIZE_OVERFLOW, gp_transpose(ctx, es, in, out, (SIZE_MAX / es) / 2 + 1, 2));
         assert_true(strlen(gp_context_last_error(ctx)) > 0);
         /* Out of place only: the same buffer, or ranges sharing one byte. */
-        EXPECT_STATUS(gp_transpose(ctx, es, big, big, rows, cols), GP_ERROR_OVERLAP);
-        EXPECT_STATUS(gp_transpose(ctx, es, big, big + es, rows, cols), GP_ERROR_OVERLAP);
-        EXPECT_STATUS(gp_transpose(ctx, es, big + es, big, rows, cols), GP_ERROR_OVERLAP);
-        EXPECT_STATUS(gp_transpose(ctx, es, big, big + rows * cols * es - 1, rows, cols), GP_ERROR_OVERLAP);
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_transpose(ctx, es, big, big, rows, cols));
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_transpose(ctx, es, big, big + es, rows, cols));
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_transpose(ctx, es, big + es, big, rows, cols));
+        EXPECT_STATUS(GP_ERROR_OVERLAP, gp_transpose(ctx, es, big, big + rows * cols * es - 1, rows, cols));
         /* Empty: nothing to do, NULLs allowed. */
-        EXPECT_STATUS(gp_transpose(ctx, es, NULL, NULL, 0, cols), GP_SUCCESS);
-        EXPECT_STATUS(gp_transpose(ctx, es, NULL, NULL, rows, 0), GP_SUCCESS);
-        EXPECT_STATUS(gp_transpose(ctx, es, in, out, 0, 0), GP_SUCCESS);
-        EXPECT_STATUS(gp_transpose(ctx, es, in, out, 0, SIZE_MAX), GP_SUCCESS);
+        EXPECT_STATUS(GP_SUCCESS, gp_transpose(ctx, es, NULL, NULL, 0, cols));
+        EXPECT_STATUS(GP_SUCCESS, gp_transpose(ctx, es, NULL, NULL, rows, 0));
+        EXPECT_STATUS(GP_SUCCESS, gp_transpose(ctx, es, in, out, 0, 0));
+        EXPECT_STATUS(GP_SUCCESS, gp_transpose(ctx, es, in, out, 0, SIZE_MAX));
     }
     /* Touching but not overlapping is fine. */
     GPT_OK(ctx, gp_transpose(ctx, 4, big, big + rows * cols * 4, rows, cols));
@@ -213,8 +206,8 @@ static void transpose_bad_arguments(void **state)
     GPT_OK(ctx, gp_context_get_backend(ctx, &backend));
     if (backend == GP_BACKEND_CUDA) {
         /* Host memory handed to the CUDA backend. */
-        EXPECT_STATUS(gp_transpose(ctx, 4, host, out, rows, cols), GP_ERROR_WRONG_MEMORY);
-        EXPECT_STATUS(gp_transpose(ctx, 4, in, back, rows, cols), GP_ERROR_WRONG_MEMORY);
+        EXPECT_STATUS(GP_ERROR_WRONG_MEMORY, gp_transpose(ctx, 4, host, out, rows, cols));
+        EXPECT_STATUS(GP_ERROR_WRONG_MEMORY, gp_transpose(ctx, 4, in, back, rows, cols));
     }
 
     /* Nothing was written anywhere. */

@@ -94,6 +94,18 @@ void *gpt_poisoned_buffer(gp_context *ctx, size_t bytes);
             fail_msg("%s -> %s [%s]", #expr, gp_status_string(gpt_s_), gp_context_last_error(ctx)); \
     } while (0)
 
+/* Assert that `call` returns exactly `want` (any status, GP_SUCCESS included).
+ * Wanted status first, then the call. No detail message is required (a NULL
+ * context has none); the failure text names the line, the call and both
+ * statuses. */
+#define EXPECT_STATUS(want, call)                                                                  \
+    do {                                                                                           \
+        gp_status gpt_got_ = (call);                                                               \
+        if (gpt_got_ != (want))                                                                    \
+            fail_msg("line %d: %s\n  -> %s, want %s", __LINE__, #call, gp_status_string(gpt_got_), \
+                     gp_status_string(want));                                                      \
+    } while (0)
+
 const char *gpt_dtype_name(gp_dtype dtype);
 const char *gpt_backend_name(const gp_context *ctx);
 

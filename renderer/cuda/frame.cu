@@ -1,6 +1,7 @@
-/* frame.cu - the CUDA tile renderer (DESIGN.md section 4): the renderer
- * object and the frame's story, step by step; the kernels live in pack.cu,
- * bin.cu and shade.cu, the device-wide scan and sort are gpuprim's.
+/* frame.cu - the CUDA tile renderer (it draws the image docs/renderer.md
+ * defines): the renderer object and the frame's story, step by step; the
+ * kernels live in pack.cu, bin.cu and shade.cu, the device-wide scan and
+ * sort are gpuprim's.
  *
  * Binning works on bins of 1x1 to 4x4 tiles of 16x16 pixels, the shape
  * chosen per scene by set_scene (choose_bins: big circles gain from big
