@@ -23,7 +23,7 @@ static gp_status combine(gp_context *ctx, gp_dtype dtype, gp_op op, const gpi_di
     if ((size_t)(to - from) > sizeof parts / es && !(buf = (unsigned char *)malloc((size_t)(to - from) * es)))
         return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "combining %d partial results", to - from);
     for (q = from; q < to; q++) memcpy(buf + (size_t)(q - from) * es, recs[q].v[0], es);
-    s = gpi_cpu_reduce(dtype, op, buf, (size_t)(to - from), out);
+    s = gpi_cpu_reduce_in_order(dtype, op, buf, (size_t)(to - from), out);
     if (buf != parts) free(buf);
     return s;
 }
@@ -85,5 +85,5 @@ gp_status gp_dist_scan(gp_comm *comm, gp_dtype dtype, gp_op op, gp_scan_kind kin
     if (s || n == 0) return s;
     if (comm->ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_scan_seeded(comm->ctx, dtype, op, kind, in, out, n, seed);
-    return gpi_cpu_scan_seeded(dtype, op, kind, in, out, n, seed);
+    return gpi_cpu_scan_seeded(dtype, op, kind, in, out, n, seed, gpi_cpu_threads(comm->ctx));
 }
