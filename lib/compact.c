@@ -36,7 +36,7 @@ gp_status gpi_compact_run(gp_context *ctx, gp_dtype dtype, const void *in, const
 {
     if (ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_compact(ctx, dtype, in, flags, flag_type, out, n, count_host);
-    return gpi_cpu_compact(dtype, in, flags, flag_type, out, n, count_host);
+    return gpi_cpu_compact(dtype, in, flags, flag_type, out, n, count_host, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_compact(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags,
@@ -72,7 +72,7 @@ gp_status gpi_compact_indices_run(gp_context *ctx, const void *flags, gp_flag_ty
 {
     if (ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_compact_indices(ctx, flags, flag_type, indices_out, n, count_host);
-    return gpi_cpu_compact_indices(flags, flag_type, indices_out, n, count_host);
+    return gpi_cpu_compact_indices(flags, flag_type, indices_out, n, count_host, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_compact_indices(gp_context *ctx, const void *flags, gp_flag_type flag_type,

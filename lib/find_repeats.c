@@ -25,7 +25,7 @@ gp_status gpi_find_repeats_run(gp_context *ctx, gp_dtype dtype, const void *in, 
                                size_t *count_host)
 {
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_find_repeats(ctx, dtype, in, n, indices_out, count_host);
-    return gpi_cpu_find_repeats(dtype, in, n, indices_out, count_host);
+    return gpi_cpu_find_repeats(dtype, in, n, indices_out, count_host, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in, size_t n,

@@ -163,24 +163,45 @@ static inline GPI_HOSTDEV uint64_t gpi_f64_from_image(uint64_t u)
     return (u >> 63) ? (u ^ 0x8000000000000000ull) : ~u;
 }
 
-/* ---- CPU backend (lib/cpu/): arguments already checked ------------------ */
+/* ---- CPU backend (lib/cpu/): arguments already checked ------------------ *
+ * `threads`: how many threads the call may use (gpi_cpu_threads(ctx); below
+ * 1 counts as 1). Inputs under 64K elements run on the calling thread. The
+ * results never depend on the number of threads. */
 gp_status gpi_cpu_sort(const gpi_sort_args *a, int threads);
-gp_status gpi_cpu_scan(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n);
+/* Float sums add left to right within tiles of 16384 elements, each tile
+ * started from the sum of the tiles before (cpu/scan.c); other operators
+ * and integer sums equal one left-to-right pass. */
+gp_status gpi_cpu_scan(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n,
+                       int threads);
 /* The same with the running value started from *seed (one element of the
  * dtype, host memory) instead of the identity; seed NULL is gpi_cpu_scan. */
 gp_status gpi_cpu_scan_seeded(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n,
-                              const void *seed);
-gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result);
+                              const void *seed, int threads);
+/* One left-to-right pass on the calling thread, float sums included. */
+gp_status gpi_cpu_scan_in_order(gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out, size_t n);
+/* Float sums in the fixed tree of gp_reduce (gpi_cpu_tree_sum_*). */
+gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result, int threads);
+/* One left-to-right pass on the calling thread, float sums included (from
+ * +0.0): for short arrays whose order is promised, such as the ranks'
+ * partial results of a distributed reduce. */
+gp_status gpi_cpu_reduce_in_order(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result);
+/* The float-sum tree of gp_reduce (gpuprim.h) over x[0, n) into *sum, the
+ * same bits as the CUDA backend. n may be 0 (gives +0.0).
+ * GP_ERROR_OUT_OF_MEMORY when the block sums (n / 4096 of them) cannot be
+ * allocated. */
+gp_status gpi_cpu_tree_sum_f32(const float *x, size_t n, float *sum, int threads);
+gp_status gpi_cpu_tree_sum_f64(const double *x, size_t n, double *sum, int threads);
 gp_status gpi_cpu_compact(gp_dtype dtype, const void *in, const void *flags, gp_flag_type flag_type,
-                          void *out, size_t n, size_t *count);
+                          void *out, size_t n, size_t *count, int threads);
 gp_status gpi_cpu_compact_indices(const void *flags, gp_flag_type flag_type, uint64_t *out, size_t n,
-                                  size_t *count);
-gp_status gpi_cpu_find_repeats(gp_dtype dtype, const void *in, size_t n, uint64_t *out, size_t *count);
-gp_status gpi_cpu_transpose(size_t elem_size, const void *in, void *out, size_t rows, size_t cols);
+                                  size_t *count, int threads);
+gp_status gpi_cpu_find_repeats(gp_dtype dtype, const void *in, size_t n, uint64_t *out, size_t *count,
+                               int threads);
+gp_status gpi_cpu_transpose(size_t elem_size, const void *in, void *out, size_t rows, size_t cols, int threads);
 gp_status gpi_cpu_stencil_1d(gp_dtype dtype, const gp_stencil3 *w, gp_boundary b, const void *in,
-                             void *out, size_t n);
+                             void *out, size_t n, int threads);
 gp_status gpi_cpu_stencil_2d(gp_dtype dtype, const gp_stencil5 *w, gp_boundary b, const void *in,
-                             void *out, size_t rows, size_t cols);
+                             void *out, size_t rows, size_t cols, int threads);
 
 /* ---- CUDA backend (lib/cuda/): arguments already checked ---------------- *
  * Each runs on ctx->stream, takes scratch through gpi_workspace, and maps

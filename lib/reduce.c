@@ -24,7 +24,7 @@ gp_status gpi_reduce_run(gp_context *ctx, gp_dtype dtype, gp_op op, const void *
     /* n == 0 goes to the backend too: it writes the identity (CUDA also
      * synchronizes, as documented). */
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_reduce(ctx, dtype, op, in, n, result_host);
-    return gpi_cpu_reduce(dtype, op, in, n, result_host);
+    return gpi_cpu_reduce(dtype, op, in, n, result_host, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n, void *result_host)

@@ -32,5 +32,5 @@ gp_status gp_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind,
     if ((s = gpi_scan_check(ctx, "gp_scan", dtype, op, kind, in, out, n))) return s;
     if (n == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_scan(ctx, dtype, op, kind, in, out, n);
-    return gpi_cpu_scan(dtype, op, kind, in, out, n);
+    return gpi_cpu_scan(dtype, op, kind, in, out, n, gpi_cpu_threads(ctx));
 }

@@ -47,12 +47,6 @@ typedef struct gpi_segscan_args {
     const void *keys;
 } gpi_segscan_args;
 
-/* The float-sum tree of gp_reduce over one array (segmented.h): the CPU
- * replay into *sum. n may be 0 (gives +0.0). GP_ERROR_OUT_OF_MEMORY when
- * the block sums (n / 4096 of them) cannot be allocated. */
-gp_status gpi_cpu_tree_sum_f32(const float *x, size_t n, float *sum);
-gp_status gpi_cpu_tree_sum_f64(const double *x, size_t n, double *sum);
-
 /* ---- CPU backend (lib/cpu/segmented.c, lib/cpu/argminmax.c) ---- */
 gp_status gpi_cpu_segmented_reduce(gp_dtype dtype, gp_op op, const void *in, const uint64_t *offsets,
                                    size_t n_segments, void *out);

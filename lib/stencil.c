@@ -49,7 +49,7 @@ gp_status gp_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3 *weig
     if (bytes == 0) return GP_SUCCESS;
     if ((s = check_buffers(ctx, "gp_stencil_1d", dtype, in, out, bytes))) return s;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_stencil_1d(ctx, dtype, weights, boundary, in, out, n);
-    return gpi_cpu_stencil_1d(dtype, weights, boundary, in, out, n);
+    return gpi_cpu_stencil_1d(dtype, weights, boundary, in, out, n, gpi_cpu_threads(ctx));
 }
 
 gp_status gpi_stencil_2d_check(gp_context *ctx, const char *fn, gp_dtype dtype, const gp_stencil5 *weights,
@@ -68,7 +68,7 @@ gp_status gpi_stencil_2d_run(gp_context *ctx, gp_dtype dtype, const gp_stencil5 
     if (rows == 0 || cols == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_stencil_2d(ctx, dtype, weights, boundary, in, out, rows, cols);
-    return gpi_cpu_stencil_2d(dtype, weights, boundary, in, out, rows, cols);
+    return gpi_cpu_stencil_2d(dtype, weights, boundary, in, out, rows, cols, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,

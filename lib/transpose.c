@@ -22,5 +22,5 @@ gp_status gp_transpose(gp_context *ctx, size_t elem_size, const void *in, void *
         return gpi_error(ctx, GP_ERROR_OVERLAP, "gp_transpose: in and out overlap (out of place only)");
 
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_transpose(ctx, elem_size, in, out, rows, cols);
-    return gpi_cpu_transpose(elem_size, in, out, rows, cols);
+    return gpi_cpu_transpose(elem_size, in, out, rows, cols, gpi_cpu_threads(ctx));
 }

@@ -77,14 +77,14 @@ static void reference_matches_brute_force(void **state)
                     gpt_fill_random(d, in, n, 0);
                     fill_flags(t, flags, n, p);
                     gpt_poison(ref, n * es);
-                    assert_int_equal(gpi_cpu_compact(d, in, flags, t, ref, n, &count), GP_SUCCESS);
+                    assert_int_equal(gpi_cpu_compact(d, in, flags, t, ref, n, &count, 1), GP_SUCCESS);
                     bcount = brute_compact(es, in, t, flags, brute, n);
                     assert_int_equal(count, bcount);
                     if (count) assert_memory_equal(ref, brute, count * es);
                     gpt_expect_poison(ref, count * es, n * es, "reference compact");
                     gpt_poison(idx, n * 8);
                     count = 12345;
-                    assert_int_equal(gpi_cpu_compact_indices(flags, t, idx, n, &count), GP_SUCCESS);
+                    assert_int_equal(gpi_cpu_compact_indices(flags, t, idx, n, &count, 1), GP_SUCCESS);
                     assert_int_equal(count, bcount);
                     for (i = 0; i < count; i++) assert_true(flag_at(t, flags, idx[i]) && (i == 0 || idx[i] > idx[i - 1]));
                     gpt_expect_poison(idx, count * 8, n * 8, "reference compact_indices");
@@ -109,7 +109,7 @@ static void run_compact_shifted(gp_context *ctx, gp_dtype d, gp_flag_type t, siz
     char what[112];
     gpt_fill_random(d, in_h, n + 1, 0);
     fill_flags(t, flags_h, n + 1, pattern);
-    gpi_cpu_compact(d, in_h + si * es, flags_h + sf * fs, t, ref, n, &ref_count);
+    gpi_cpu_compact(d, in_h + si * es, flags_h + sf * fs, t, ref, n, &ref_count, 1);
     in = gpt_buffer_from(ctx, in_h, (n + 1) * es);
     flags = gpt_buffer_from(ctx, flags_h, (n + 1) * fs);
     out = gpt_poisoned_buffer(ctx, (n + 1) * es);
@@ -142,7 +142,7 @@ static void run_indices(gp_context *ctx, gp_flag_type t, size_t n, int pattern)
     uint64_t *ref = gpt_malloc(n * 8), *got = gpt_malloc(n * 8);
     char what[96];
     fill_flags(t, flags_h, n, pattern);
-    gpi_cpu_compact_indices(flags_h, t, ref, n, &ref_count);
+    gpi_cpu_compact_indices(flags_h, t, ref, n, &ref_count, 1);
     flags = gpt_buffer_from(ctx, flags_h, n * fs);
     out = gpt_poisoned_buffer(ctx, n * 8);
     GPT_OK(ctx, gp_compact_indices(ctx, flags, t, out, n, &count));

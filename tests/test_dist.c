@@ -45,13 +45,13 @@ static void scan_and_reduce(void **state)
                     scatter(&j, j.in, all, es);
                     /* reduce: every rank gets the whole array's result */
                     run(&j, reduce_rank);
-                    gpi_cpu_reduce(d, ops[oi], all, total, red);
+                    gpi_cpu_reduce(d, ops[oi], all, total, red, 1);
                     for (r = 0; r < w.n; r++) expect_equal(red, j.result[r], d, 1, "gp_dist_reduce");
                     for (ki = 0; ki < 2; ki++) {
                         j.kind = ki ? GP_SCAN_INCLUSIVE : GP_SCAN_EXCLUSIVE;
                         poisoned(&j, j.out, es, 0);
                         run(&j, scan_rank);
-                        gpi_cpu_scan(d, ops[oi], j.kind, all, want, total);
+                        gpi_cpu_scan(d, ops[oi], j.kind, all, want, total, 1);
                         gather(&j, j.out, got, es);
                         /* exact: integer sums, min, max, and float sums of small integers */
                         expect_equal(want, got, d, total, "gp_dist_scan");
@@ -131,11 +131,11 @@ static void selections(void **state)
                 scatter(&j, j.in, all, 4);
                 scatter(&j, j.flags, fl, 1);
 
-                gpi_cpu_compact(GP_INT32, all, fl, GP_UINT8_FLAGS, want, total, &want_n);
+                gpi_cpu_compact(GP_INT32, all, fl, GP_UINT8_FLAGS, want, total, &want_n, 1);
                 expect_selection(&j, compact_rank, 4, GP_INT32, want, want_n, "gp_dist_compact");
-                gpi_cpu_compact_indices(fl, GP_UINT8_FLAGS, wi, total, &want_n);
+                gpi_cpu_compact_indices(fl, GP_UINT8_FLAGS, wi, total, &want_n, 1);
                 expect_selection(&j, compact_indices_rank, 8, GP_UINT64, wi, want_n, "gp_dist_compact_indices");
-                gpi_cpu_find_repeats(GP_INT32, all, total, wi, &want_n);
+                gpi_cpu_find_repeats(GP_INT32, all, total, wi, &want_n, 1);
                 expect_selection(&j, repeats_rank, 8, GP_UINT64, wi, want_n, "gp_dist_find_repeats");
 
                 free_bufs(&j, j.in);
@@ -168,7 +168,7 @@ static void repeats_float_edges(void **state)
         j.dtype = GP_FLOAT32;
         split(total, w.n, 0, j.n);
         scatter(&j, j.in, all, 4);
-        gpi_cpu_find_repeats(GP_FLOAT32, all, total, want, &want_n);
+        gpi_cpu_find_repeats(GP_FLOAT32, all, total, want, &want_n, 1);
         assert_int_equal(want_n, 2); /* (3, 4) and (5, 6) */
         expect_selection(&j, repeats_rank, 8, GP_UINT64, want, want_n, "float repeats");
         free_bufs(&j, j.in);
@@ -206,7 +206,7 @@ static void stencil_rows(void **state)
                     scatter(&j, j.in, all, row_b);
                     poisoned(&j, j.out, row_b, 0);
                     run(&j, stencil_rank);
-                    gpi_cpu_stencil_2d(d, &w5, bounds[bi], all, want, rows, cols);
+                    gpi_cpu_stencil_2d(d, &w5, bounds[bi], all, want, rows, cols, 1);
                     gather(&j, j.out, got, row_b);
                     if (memcmp(want, got, rows * row_b) != 0)
                         fail_msg("gp_dist_stencil_2d %zux%zu %s boundary %d, %d ranks split %d: differs", rows, cols,

@@ -81,18 +81,18 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
     CHECK(gp_upload(ctx, d_in, all + first, n * 4) == GP_SUCCESS, "upload");
 
     /* scan */
-    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, all, ref, total);
+    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, all, ref, total, 1);
     CHECK(gp_dist_scan(comm, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, d_in, d_out, n) == GP_SUCCESS, "gp_dist_scan");
     CHECK(gp_download(ctx, mine, d_out, n * 4) == GP_SUCCESS, "download");
     CHECK(memcmp(mine, ref + first, n * 4) == 0, "gp_dist_scan differs from the reference");
 
     /* reduce (int32 sum, wrapping) */
-    gpi_cpu_reduce(GP_INT32, GP_OP_SUM, all, total, &sum64);
+    gpi_cpu_reduce(GP_INT32, GP_OP_SUM, all, total, &sum64, 1);
     CHECK(gp_dist_reduce(comm, GP_INT32, GP_OP_SUM, d_in, n, &red64) == GP_SUCCESS, "gp_dist_reduce");
     CHECK((int32_t)red64 == (int32_t)sum64, "gp_dist_reduce: %d, want %d", (int)(int32_t)red64, (int)(int32_t)sum64);
 
     /* find-repeats: this rank's global indices */
-    gpi_cpu_find_repeats(GP_INT32, all, total, wi, &want_n);
+    gpi_cpu_find_repeats(GP_INT32, all, total, wi, &want_n, 1);
     CHECK(gp_dist_find_repeats(comm, GP_INT32, d_in, n, (uint64_t *)d_out, &cnt) == GP_SUCCESS, "gp_dist_find_repeats");
     CHECK(cnt.total == want_n, "find-repeats total %llu, want %zu", (unsigned long long)cnt.total, want_n);
     CHECK(gp_download(ctx, gi, d_out, cnt.local * 8) == GP_SUCCESS, "download");
@@ -103,7 +103,7 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
         unsigned char *fl = malloc(total);
         CHECK(fl != NULL, "host allocation");
         for (i = 0; i < total; i++) fl[i] = all[i] > 0;
-        gpi_cpu_compact_indices(fl, GP_UINT8_FLAGS, wi, total, &want_n);
+        gpi_cpu_compact_indices(fl, GP_UINT8_FLAGS, wi, total, &want_n, 1);
         CHECK(gp_upload(ctx, d_in, fl + first, n) == GP_SUCCESS, "upload");
         CHECK(gp_dist_compact_indices(comm, d_in, GP_UINT8_FLAGS, (uint64_t *)d_out, n, &cnt) == GP_SUCCESS,
               "gp_dist_compact_indices");
@@ -115,7 +115,7 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
 
     /* Laplacian, rows split */
     for (i = 0; i < rows * cols; i++) grid[i] = (float)(mix(&st) % 1000) * .001f - .5f;
-    gpi_cpu_stencil_2d(GP_FLOAT32, &(gp_stencil5){-4, 1, 1, 1, 1}, GP_BOUNDARY_PERIODIC, grid, lap, rows, cols);
+    gpi_cpu_stencil_2d(GP_FLOAT32, &(gp_stencil5){-4, 1, 1, 1, 1}, GP_BOUNDARY_PERIODIC, grid, lap, rows, cols, 1);
     shard(rows, rank, ranks, &first, &n);
     CHECK(gp_upload(ctx, d_in, grid + first * cols, n * cols * 4) == GP_SUCCESS, "upload");
     CHECK(gp_dist_laplacian_2d(comm, GP_FLOAT32, GP_BOUNDARY_PERIODIC, d_in, d_out, n, cols) == GP_SUCCESS,

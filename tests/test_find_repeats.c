@@ -88,7 +88,7 @@ static void reference_matches_brute_force(void **state)
                 uint64_t *ref = gpt_malloc(n * 8), *brute = gpt_malloc(n * 8);
                 fill(d, in, n, p);
                 gpt_poison(ref, n * 8);
-                assert_int_equal(gpi_cpu_find_repeats(d, in, n, ref, &count), GP_SUCCESS);
+                assert_int_equal(gpi_cpu_find_repeats(d, in, n, ref, &count, 1), GP_SUCCESS);
                 bcount = brute_repeats(d, in, n, brute);
                 assert_int_equal(count, bcount);
                 if (count) assert_memory_equal(ref, brute, count * 8);
@@ -110,7 +110,7 @@ static void run_case(gp_context *ctx, gp_dtype d, size_t n, int pattern, const v
     char what[96];
     if (given) memcpy(host, given, n * es);
     else fill(d, host, n, pattern);
-    gpi_cpu_find_repeats(d, host, n, ref, &ref_count);
+    gpi_cpu_find_repeats(d, host, n, ref, &ref_count, 1);
     in = gpt_buffer_from(ctx, host, n * es);
     out = gpt_poisoned_buffer(ctx, n * 8); /* one more than the n - 1 needed: also checked */
     GPT_OK(ctx, gp_find_repeats(ctx, d, in, n, out, &count));
@@ -195,7 +195,7 @@ static void find_repeats_float_rules(void **state)
         assert_memory_equal(got, want, sizeof want);
         gpt_expect_poison(got, sizeof want, sizeof got, "float rules");
         /* the reference agrees */
-        gpi_cpu_find_repeats(d, host, n, got, &ref_count);
+        gpi_cpu_find_repeats(d, host, n, got, &ref_count, 1);
         assert_int_equal(ref_count, COUNT(want));
         assert_memory_equal(got, want, sizeof want);
         gpt_buffer_free(ctx, in);

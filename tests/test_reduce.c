@@ -1,6 +1,7 @@
 /* test_reduce.c - gp_reduce: the CPU reference against a brute force,
  * every dtype x op on each backend against the reference at every test size,
- * identities for n == 0, bad arguments, and run-to-run determinism. */
+ * identities for n == 0, bad arguments, run-to-run determinism, and float
+ * sums in the documented tree on both backends. */
 #include "test_util.h"
 #include "test_values.h"
 
@@ -12,15 +13,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The documented float-sum tree, replayed by the test itself (section 5). */
+static float tree_sum_f32(const float *x, size_t m);
+static double tree_sum_f64(const double *x, size_t m);
+
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
 static const gp_op ops[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
 
 /* Written backwards from the end for min/max (order does not matter for
- * them), forwards for sums (float sums must add in the reference's order). */
+ * them), forwards for sums; float sums (n > 0) in the documented tree. */
 static void brute_reduce(gp_dtype d, gp_op op, const void *in, size_t n, void *out)
 {
     val acc = identity(d, op);
     size_t i;
+    if (op == GP_OP_SUM && n > 0 && d == GP_FLOAT32) {
+        float r = tree_sum_f32((const float *)in, n);
+        memcpy(out, &r, sizeof r);
+        return;
+    }
+    if (op == GP_OP_SUM && n > 0 && d == GP_FLOAT64) {
+        double r = tree_sum_f64((const double *)in, n);
+        memcpy(out, &r, sizeof r);
+        return;
+    }
     if (op == GP_OP_SUM)
         for (i = 0; i < n; i++) acc = combine(d, op, acc, load(d, in, i));
     else
@@ -55,7 +70,7 @@ static void reference_matches_brute_force(void **state)
                 gpt_fill_random(d, in, n, 0);
                 gpt_poison(ref, 16);
                 gpt_poison(brute, 16);
-                assert_int_equal(gpi_cpu_reduce(d, ops[oi], in, n, ref), GP_SUCCESS);
+                assert_int_equal(gpi_cpu_reduce(d, ops[oi], in, n, ref, 1), GP_SUCCESS);
                 brute_reduce(d, ops[oi], in, n, brute);
                 check_result_area(ref, d);
                 expect_equal(brute, ref, d, 1, "reference vs brute force");
@@ -69,15 +84,15 @@ static void reference_known_values(void **state)
     uint64_t b[3] = {UINT64_MAX, 5, 0}, r64;
     double f[4] = {2.5, -7.0, 1e300, -1e300}, rf;
     (void)state;
-    gpi_cpu_reduce(GP_INT32, GP_OP_SUM, a, 2, &r32);
+    gpi_cpu_reduce(GP_INT32, GP_OP_SUM, a, 2, &r32, 1);
     assert_int_equal(r32, INT32_MIN);
-    gpi_cpu_reduce(GP_UINT64, GP_OP_SUM, b, 3, &r64);
+    gpi_cpu_reduce(GP_UINT64, GP_OP_SUM, b, 3, &r64, 1);
     assert_true(r64 == 4);
-    gpi_cpu_reduce(GP_UINT64, GP_OP_MIN, b, 3, &r64);
+    gpi_cpu_reduce(GP_UINT64, GP_OP_MIN, b, 3, &r64, 1);
     assert_true(r64 == 0);
-    gpi_cpu_reduce(GP_FLOAT64, GP_OP_MAX, f, 4, &rf);
+    gpi_cpu_reduce(GP_FLOAT64, GP_OP_MAX, f, 4, &rf, 1);
     assert_true(rf == 1e300);
-    gpi_cpu_reduce(GP_FLOAT64, GP_OP_MIN, f, 4, &rf);
+    gpi_cpu_reduce(GP_FLOAT64, GP_OP_MIN, f, 4, &rf, 1);
     assert_true(rf == -1e300);
 }
 
@@ -89,7 +104,7 @@ static void run_case(gp_context *ctx, gp_dtype d, gp_op op, size_t n)
     unsigned char ref[16], got[16];
     char what[64];
     fill_input(d, op, host, n);
-    gpi_cpu_reduce(d, op, host, n, ref);
+    gpi_cpu_reduce(d, op, host, n, ref, 1);
     in = gpt_buffer_from(ctx, host, bytes);
     gpt_poison(got, 16);
     GPT_OK(ctx, gp_reduce(ctx, d, op, in, n, got));
@@ -136,8 +151,8 @@ static void reduce_integer_sums_wrap(void **state)
     free(b);
 }
 
-/* Real-valued float sums: exact on the CPU backend; on CUDA within a bound
- * scaled to sum |x| and the length. */
+/* Real-valued float sums: within a bound scaled to sum |x| and the length
+ * of the plain left-to-right sum (a check independent of any tree). */
 static void reduce_float_sum_real_values(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -151,22 +166,26 @@ static void reduce_float_sum_real_values(void **state)
             void *host = gpt_malloc(bytes), *in;
             unsigned char ref[16], got[16];
             gpt_fill_random(d, host, n, 0);
-            gpi_cpu_reduce(d, GP_OP_SUM, host, n, ref);
+            if (d == GP_FLOAT32) {
+                float acc = 0.0f;
+                for (i = 0; i < n; i++) acc = acc + ((const float *)host)[i];
+                memcpy(ref, &acc, sizeof acc);
+            } else {
+                double acc = 0.0;
+                for (i = 0; i < n; i++) acc = acc + ((const double *)host)[i];
+                memcpy(ref, &acc, sizeof acc);
+            }
             in = gpt_buffer_from(ctx, host, bytes);
             gpt_poison(got, 16);
             GPT_OK(ctx, gp_reduce(ctx, d, GP_OP_SUM, in, n, got));
             check_result_area(got, d);
-            if (!gpt_on_cuda(ctx)) {
-                expect_equal(ref, got, d, 1, "real-valued float sum [cpu]");
-            } else {
-                for (i = 0; i < n; i++) abs_sum += fabs(load(d, host, i).f);
-                r = load(d, ref, 0).f;
-                g = load(d, got, 0).f;
-                tol = 2.0 * eps * abs_sum * (64.0 + sqrt((double)n));
-                if (!(fabs(g - r) <= tol))
-                    fail_msg("float sum (%s, n=%zu): got %.17g want %.17g (tol %.3g)", gpt_dtype_name(d), n, g, r,
-                             tol);
-            }
+            for (i = 0; i < n; i++) abs_sum += fabs(load(d, host, i).f);
+            r = load(d, ref, 0).f;
+            g = load(d, got, 0).f;
+            tol = 2.0 * eps * abs_sum * (64.0 + sqrt((double)n));
+            if (!(fabs(g - r) <= tol))
+                fail_msg("float sum (%s, n=%zu) [%s]: got %.17g want %.17g (tol %.3g)", gpt_dtype_name(d), n,
+                         gpt_backend_name(ctx), g, r, tol);
             gpt_buffer_free(ctx, in);
             free(host);
         }
@@ -264,12 +283,11 @@ static void reduce_deterministic(void **state)
     }
 }
 
-/* ---- (5) CUDA float sums follow the documented tree, wherever the data sits ---
- * The tree of gpuprim.h replayed on the host (written from the header's
- * words, not from the kernel): the CUDA result must equal it bit for bit,
+/* ---- (5) float sums follow the documented tree, wherever the data sits ------
+ * The tree of gpuprim.h replayed by the test (written from the header's
+ * words, not from either backend): both backends must equal it bit for bit,
  * with the same values placed at element offsets 0..3 of an allocation (so
- * 16-byte aligned and not). The CPU backend must give its sequential sum at
- * every offset. */
+ * 16-byte aligned and not). */
 #define DEFINE_TREE_SUM(NAME, T)                                                                     \
     static T NAME(const T *x, size_t m)                                                              \
     {                                                                                                \
@@ -327,9 +345,7 @@ static void reduce_float_sum_tree_and_alignment(void **state)
             buf = gpt_buffer_from(ctx, host, (n + 3) * es);
             for (off = 0; off < 4; off++) {
                 const char *x = host + off * es;
-                if (!gpt_on_cuda(ctx)) {
-                    assert_int_equal(gpi_cpu_reduce(d, GP_OP_SUM, x, n, want), GP_SUCCESS);
-                } else if (d == GP_FLOAT32) {
+                if (d == GP_FLOAT32) {
                     float r = tree_sum_f32((const float *)x, n);
                     memcpy(want, &r, 4);
                 } else {
@@ -339,13 +355,38 @@ static void reduce_float_sum_tree_and_alignment(void **state)
                 gpt_poison(got, sizeof got);
                 GPT_OK(ctx, gp_reduce(ctx, d, GP_OP_SUM, buf + off * es, n, got));
                 if (memcmp(got, want, es) != 0)
-                    fail_msg("float sum (%s, n=%zu, offset %zu elements) [%s]: bits differ from the %s", gpt_dtype_name(d),
-                             n, off, gpt_backend_name(ctx), gpt_on_cuda(ctx) ? "documented tree" : "sequential sum");
+                    fail_msg("float sum (%s, n=%zu, offset %zu elements) [%s]: bits differ from the documented tree",
+                             gpt_dtype_name(d), n, off, gpt_backend_name(ctx));
                 gpt_expect_poison(got, es, sizeof got, "float sum result");
             }
             gpt_buffer_free(ctx, buf);
             free(host);
         }
+}
+
+/* 2^24 copies of 0.1f: the tree keeps the partial sums small, so the result
+ * is near 2^24 * 0.1 = 1677721.6 (the tree's bits exactly), where one
+ * left-to-right float loop stalls far off (adding 0.1f to a sum past 2^21
+ * rounds by a large fraction of it). */
+static void reduce_float_sum_of_tenths(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = (size_t)1 << 24;
+    float *host = gpt_malloc(n * sizeof *host), got = 0.0f, want, sequential = 0.0f;
+    void *in;
+    size_t i;
+    for (i = 0; i < n; i++) host[i] = 0.1f;
+    for (i = 0; i < n; i++) sequential = sequential + host[i];
+    want = tree_sum_f32(host, n);
+    assert_true(fabs((double)want - 1677721.6) < 0.5);
+    assert_true(fabs((double)sequential - 1677721.6) > 100000.0); /* the order matters here */
+    in = gpt_buffer_from(ctx, host, n * sizeof *host);
+    GPT_OK(ctx, gp_reduce(ctx, GP_FLOAT32, GP_OP_SUM, in, n, &got));
+    if (memcmp(&got, &want, sizeof got) != 0)
+        fail_msg("sum of 2^24 x 0.1f [%s]: got %.9g want the tree's %.9g (left to right: %.9g)",
+                 gpt_backend_name(ctx), (double)got, (double)want, (double)sequential);
+    gpt_buffer_free(ctx, in);
+    free(host);
 }
 
 int main(void)
@@ -357,6 +398,7 @@ int main(void)
         GPT_TEST_BOTH(reduce_integer_sums_wrap),
         GPT_TEST_BOTH(reduce_float_sum_real_values),
         GPT_TEST_BOTH(reduce_float_sum_tree_and_alignment),
+        GPT_TEST_BOTH(reduce_float_sum_of_tenths),
         GPT_TEST_BOTH(reduce_empty_gives_identity),
         GPT_TEST_BOTH(reduce_bad_arguments),
         GPT_TEST_BOTH(reduce_deterministic),

@@ -1,6 +1,7 @@
 /* test_scan.c - gp_scan: the CPU reference against a brute force, every
  * dtype x op x kind on each backend against the reference at every test
- * size, in place, bad arguments, and run-to-run determinism. */
+ * size, in place, bad arguments, run-to-run determinism, and the CPU
+ * backend's documented order of float sums. */
 #include "test_util.h"
 #include "test_values.h"
 
@@ -48,11 +49,11 @@ static void reference_matches_brute_force(void **state)
                     /* Real-valued floats here: the brute force adds in the same order. */
                     gpt_fill_random(d, in, n, 0);
                     gpt_poison(ref, bytes);
-                    assert_int_equal(gpi_cpu_scan(d, ops[oi], kinds[ki], in, ref, n), GP_SUCCESS);
+                    assert_int_equal(gpi_cpu_scan(d, ops[oi], kinds[ki], in, ref, n, 1), GP_SUCCESS);
                     brute_scan(d, ops[oi], kinds[ki], in, brute, n);
                     expect_equal(brute, ref, d, n, "reference vs brute force");
                     /* The reference in place gives the same. */
-                    assert_int_equal(gpi_cpu_scan(d, ops[oi], kinds[ki], in, in, n), GP_SUCCESS);
+                    assert_int_equal(gpi_cpu_scan(d, ops[oi], kinds[ki], in, in, n, 1), GP_SUCCESS);
                     expect_equal(brute, in, d, n, "reference in place vs brute force");
                     free(in);
                     free(ref);
@@ -67,20 +68,20 @@ static void reference_known_values(void **state)
     uint64_t b[2] = {UINT64_MAX, 2}, outb[2];
     float f[3] = {3.0f, -1.0f, 2.0f}, outf[3];
     (void)state;
-    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, a, out, 3);
+    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, a, out, 3, 1);
     assert_int_equal(out[0], INT32_MAX);
     assert_int_equal(out[1], INT32_MIN);
     assert_int_equal(out[2], INT32_MIN - 5LL + 4294967296LL);
-    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, a, out, 3);
+    gpi_cpu_scan(GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, a, out, 3, 1);
     assert_int_equal(out[0], 0);
     assert_int_equal(out[2], INT32_MIN);
-    gpi_cpu_scan(GP_UINT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, b, outb, 2);
+    gpi_cpu_scan(GP_UINT64, GP_OP_SUM, GP_SCAN_INCLUSIVE, b, outb, 2, 1);
     assert_true(outb[1] == 1);
-    gpi_cpu_scan(GP_FLOAT32, GP_OP_MIN, GP_SCAN_EXCLUSIVE, f, outf, 3);
+    gpi_cpu_scan(GP_FLOAT32, GP_OP_MIN, GP_SCAN_EXCLUSIVE, f, outf, 3, 1);
     assert_true(isinf(outf[0]) && outf[0] > 0 && outf[1] == 3.0f && outf[2] == -1.0f);
-    gpi_cpu_scan(GP_FLOAT32, GP_OP_MAX, GP_SCAN_EXCLUSIVE, f, outf, 3);
+    gpi_cpu_scan(GP_FLOAT32, GP_OP_MAX, GP_SCAN_EXCLUSIVE, f, outf, 3, 1);
     assert_true(isinf(outf[0]) && outf[0] < 0 && outf[1] == 3.0f && outf[2] == 3.0f);
-    gpi_cpu_scan(GP_INT32, GP_OP_MAX, GP_SCAN_EXCLUSIVE, a, out, 1);
+    gpi_cpu_scan(GP_INT32, GP_OP_MAX, GP_SCAN_EXCLUSIVE, a, out, 1, 1);
     assert_int_equal(out[0], INT32_MIN);
 }
 
@@ -92,7 +93,7 @@ static void run_case(gp_context *ctx, gp_dtype d, gp_op op, gp_scan_kind kind, s
     void *in, *out;
     char what[96];
     fill_input(d, op, host, n);
-    assert_int_equal(gpi_cpu_scan(d, op, kind, host, ref, n), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_scan(d, op, kind, host, ref, n, 1), GP_SUCCESS);
     in = gpt_buffer_from(ctx, host, bytes);
     out = in_place ? in : gpt_poisoned_buffer(ctx, bytes);
     GPT_OK(ctx, gp_scan(ctx, d, op, kind, in, out, n));
@@ -151,7 +152,7 @@ static void scan_unaligned_views(void **state)
             char *host = gpt_malloc(bytes), *ref = gpt_malloc(bytes), *got = gpt_malloc(bytes);
             char *in, *out;
             fill_input(d, op, host, n + 1);
-            assert_int_equal(gpi_cpu_scan(d, op, GP_SCAN_INCLUSIVE, host + es, ref, n), GP_SUCCESS);
+            assert_int_equal(gpi_cpu_scan(d, op, GP_SCAN_INCLUSIVE, host + es, ref, n, 1), GP_SUCCESS);
             in = gpt_buffer_from(ctx, host, bytes);
             out = gpt_poisoned_buffer(ctx, bytes);
             GPT_OK(ctx, gp_scan(ctx, d, op, GP_SCAN_INCLUSIVE, in + es, out + es, n));
@@ -237,7 +238,7 @@ static void scan_float_sum_real_values(void **state)
                 void *host = gpt_malloc(bytes), *ref = gpt_malloc(bytes), *got = gpt_malloc(bytes);
                 void *in, *out;
                 gpt_fill_random(d, host, n, 0);
-                gpi_cpu_scan(d, GP_OP_SUM, kind, host, ref, n);
+                gpi_cpu_scan(d, GP_OP_SUM, kind, host, ref, n, 1);
                 in = gpt_buffer_from(ctx, host, bytes);
                 out = gpt_poisoned_buffer(ctx, bytes);
                 GPT_OK(ctx, gp_scan(ctx, d, GP_OP_SUM, kind, in, out, n));
@@ -266,6 +267,62 @@ static void scan_float_sum_real_values(void **state)
                 free(ref);
                 free(got);
             }
+}
+
+/* The CPU backend's float sums follow its documented tiles of 16384
+ * elements (internal.h): tile k is added left to right from P(k), with
+ * P(0) = +0.0 and P(k+1) = P(k) + (tile k added left to right from +0.0),
+ * whatever the number of threads. Replayed here from those words. */
+#define DEFINE_TILED_SCAN(NAME, T)                                                            \
+    static void NAME(int inclusive, const T *in, T *out, size_t n)                            \
+    {                                                                                         \
+        T before = (T)0;                                                                      \
+        size_t lo, i;                                                                         \
+        for (lo = 0; lo < n; lo += 16384) {                                                   \
+            const size_t hi = n - lo < 16384 ? n : lo + 16384;                                \
+            T acc = before, total = (T)0;                                                     \
+            for (i = lo; i < hi; i++) total = total + in[i];                                  \
+            for (i = lo; i < hi; i++) {                                                       \
+                const T next = acc + in[i];                                                   \
+                out[i] = inclusive ? next : acc;                                              \
+                acc = next;                                                                   \
+            }                                                                                 \
+            before = before + total;                                                          \
+        }                                                                                     \
+    }
+DEFINE_TILED_SCAN(tiled_scan_f32, float)
+DEFINE_TILED_SCAN(tiled_scan_f64, double)
+
+static void scan_float_sum_cpu_tiles(void **state)
+{
+    static const size_t ns[] = {16383, 16384, 16385, 65537, 100003, 1000003};
+    static const int threads[] = {1, 2, 3, 0};
+    gp_context *ctx = gpt_ctx(state);
+    size_t di, ki, ni, ti;
+    for (di = 4; di < 6; di++)
+        for (ni = 0; ni < COUNT(ns); ni++) {
+            gp_dtype d = dtypes[di];
+            size_t n = ns[ni], bytes = n * gp_dtype_size(d);
+            void *in = gpt_malloc(bytes), *want = gpt_malloc(bytes), *got = gpt_malloc(bytes);
+            gpt_fill_random(d, in, n, 0);
+            for (ki = 0; ki < COUNT(kinds); ki++) {
+                const int inclusive = kinds[ki] == GP_SCAN_INCLUSIVE;
+                if (d == GP_FLOAT32) tiled_scan_f32(inclusive, (const float *)in, (float *)want, n);
+                else tiled_scan_f64(inclusive, (const double *)in, (double *)want, n);
+                for (ti = 0; ti < COUNT(threads); ti++) {
+                    GPT_OK(ctx, gp_context_set_cpu_threads(ctx, threads[ti]));
+                    gpt_poison(got, bytes);
+                    GPT_OK(ctx, gp_scan(ctx, d, GP_OP_SUM, kinds[ki], in, got, n));
+                    if (memcmp(got, want, bytes) != 0)
+                        fail_msg("%s float sum scan (%s, n=%zu, %d threads): not the documented tiles",
+                                 kind_name(kinds[ki]), gpt_dtype_name(d), n, threads[ti]);
+                }
+            }
+            free(in);
+            free(want);
+            free(got);
+        }
+    GPT_OK(ctx, gp_context_set_cpu_threads(ctx, 0));
 }
 
 /* A caller workspace that is not 256-byte aligned still gives right results. */
@@ -374,6 +431,7 @@ int main(void)
         GPT_TEST_BOTH(scan_beyond_one_wave),
         {"scan_pipelined_any_size [cuda]", scan_pipelined_any_size, setup_pipelined, gpt_teardown_context, &gpt_cuda},
         GPT_TEST_BOTH(scan_float_sum_real_values),
+        GPT_TEST_CPU(scan_float_sum_cpu_tiles),
         GPT_TEST_BOTH(scan_with_user_workspace),
         GPT_TEST_BOTH(scan_bad_arguments),
         GPT_TEST_BOTH(scan_deterministic),

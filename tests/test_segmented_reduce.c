@@ -100,20 +100,20 @@ static void tree_sum_known_values(void **state)
     size_t i;
     (void)state;
     for (i = 0; i < 8192; i++) x[i] = (float)(i % 7) - 3.0f;
-    assert_int_equal(gpi_cpu_tree_sum_f32(x, 8192, &got), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_tree_sum_f32(x, 8192, &got, 1), GP_SUCCESS);
     {
         double want = 0;
         for (i = 0; i < 8192; i++) want += x[i];
         assert_true(got == (float)want);
     }
-    assert_int_equal(gpi_cpu_tree_sum_f32(x, 0, &got), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_tree_sum_f32(x, 0, &got, 1), GP_SUCCESS);
     assert_true(got == 0.0f && !signbit(got));
     x[0] = -0.0f;
-    assert_int_equal(gpi_cpu_tree_sum_f32(x, 1, &got), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_tree_sum_f32(x, 1, &got, 1), GP_SUCCESS);
     assert_true(got == 0.0f && signbit(got)); /* -0.0 alone stays -0.0 */
     for (i = 0; i < 8192; i++) x[i] = 0;
     x[0] = 1.0f, x[1] = ldexpf(1.0f, -24), x[3] = ldexpf(1.0f, -24);
-    assert_int_equal(gpi_cpu_tree_sum_f32(x, 8192, &got), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_tree_sum_f32(x, 8192, &got, 1), GP_SUCCESS);
     assert_true(got == 1.0f + ldexpf(1.0f, -23));
     free(x);
 }

@@ -115,7 +115,7 @@ static void check_1d(gp_context *ctx, gp_dtype dt, const gp_stencil3 *w, gp_boun
     GPT_OK(ctx, gp_stencil_1d(ctx, dt, w, b, in, out, n));
     GPT_OK(ctx, gp_context_synchronize(ctx));
     gpt_buffer_to(ctx, got, out, bytes);
-    assert_int_equal(gpi_cpu_stencil_1d(dt, w, b, host, ref, n), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_stencil_1d(dt, w, b, host, ref, n, 1), GP_SUCCESS);
     snprintf(what, sizeof what, "stencil_1d [%s] %s %s n=%zu", gpt_backend_name(ctx), gpt_dtype_name(dt),
              boundary_name(b), n);
     compare_exact(dt, got, ref, n, what);
@@ -146,7 +146,7 @@ static void check_2d(gp_context *ctx, gp_dtype dt, const gp_stencil5 *w, int lap
     else GPT_OK(ctx, gp_stencil_2d(ctx, dt, w, b, in, out, rows, cols));
     GPT_OK(ctx, gp_context_synchronize(ctx));
     gpt_buffer_to(ctx, got, out, bytes);
-    assert_int_equal(gpi_cpu_stencil_2d(dt, laplacian ? &lap : w, b, host, ref, rows, cols), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_stencil_2d(dt, laplacian ? &lap : w, b, host, ref, rows, cols, 1), GP_SUCCESS);
     snprintf(what, sizeof what, "%s [%s] %s %s %zu x %zu", laplacian ? "laplacian_2d" : "stencil_2d",
              gpt_backend_name(ctx), gpt_dtype_name(dt), boundary_name(b), rows, cols);
     compare_exact(dt, got, ref, n, what);
@@ -256,7 +256,7 @@ static void reference_matches_brute_force(void **state)
                 w.right = random_weight();
                 gpt_fill_random(dt, in, n, 0);
                 gpt_poison(a, n * es);
-                assert_int_equal(gpi_cpu_stencil_1d(dt, &w, b, in, a, n), GP_SUCCESS);
+                assert_int_equal(gpi_cpu_stencil_1d(dt, &w, b, in, a, n, 1), GP_SUCCESS);
                 if (dt == GP_FLOAT32) bf_1d_f32(&w, b, in, c, (long long)n);
                 else bf_1d_f64(&w, b, in, c, (long long)n);
                 compare_exact(dt, a, c, n, "reference stencil_1d");
@@ -276,7 +276,7 @@ static void reference_matches_brute_force(void **state)
                     w.east = random_weight();
                     gpt_fill_random(dt, in, cnt, 0);
                     gpt_poison(a, cnt * es);
-                    assert_int_equal(gpi_cpu_stencil_2d(dt, &w, b, in, a, rows, cols), GP_SUCCESS);
+                    assert_int_equal(gpi_cpu_stencil_2d(dt, &w, b, in, a, rows, cols, 1), GP_SUCCESS);
                     if (dt == GP_FLOAT32) bf_2d_f32(&w, b, in, c, (long long)rows, (long long)cols);
                     else bf_2d_f64(&w, b, in, c, (long long)rows, (long long)cols);
                     compare_exact(dt, a, c, cnt, "reference stencil_2d");

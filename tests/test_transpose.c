@@ -54,7 +54,7 @@ static void check_shape(gp_context *ctx, size_t es, size_t rows, size_t cols, si
     GPT_OK(ctx, gp_transpose(ctx, es, in_base + offset, out_base + offset, rows, cols));
     GPT_OK(ctx, gp_context_synchronize(ctx));
 
-    assert_int_equal(gpi_cpu_transpose(es, host, ref, rows, cols), GP_SUCCESS);
+    assert_int_equal(gpi_cpu_transpose(es, host, ref, rows, cols, 1), GP_SUCCESS);
     gpt_buffer_to(ctx, got, out_base, bytes + offset);
     compare_transposed(got + offset, ref, es, rows, cols, gpt_backend_name(ctx));
     {
@@ -87,12 +87,12 @@ static void reference_matches_brute_force(void **state)
                 fill_bytes(in, bytes + 1);
                 gpt_poison(a, bytes + 1);
                 brute_transpose(es, in, b, rows, cols);
-                assert_int_equal(gpi_cpu_transpose(es, in, a, rows, cols), GP_SUCCESS);
+                assert_int_equal(gpi_cpu_transpose(es, in, a, rows, cols, 1), GP_SUCCESS);
                 compare_transposed(a, b, es, rows, cols, "reference");
                 assert_int_equal(a[bytes], 0xA5); /* nothing past the end */
                 /* Misaligned pointers take the reference's byte-wise path. */
                 gpt_poison(a, bytes + 1);
-                assert_int_equal(gpi_cpu_transpose(es, in + 1, a + 1, rows, cols), GP_SUCCESS);
+                assert_int_equal(gpi_cpu_transpose(es, in + 1, a + 1, rows, cols, 1), GP_SUCCESS);
                 brute_transpose(es, in + 1, b, rows, cols);
                 compare_transposed(a + 1, b, es, rows, cols, "reference, misaligned");
                 assert_int_equal(a[0], 0xA5);

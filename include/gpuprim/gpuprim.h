@@ -165,9 +165,11 @@ GP_API gp_status gp_context_get_stream(const gp_context *ctx, void **stream);
  * stream. */
 GP_API gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t bytes);
 
-/* Number of CPU threads the CPU backend may use for the work that it runs
- * in parallel (the renderer). 0 means one per online processor (the
- * default). Counts above 1024 are taken as 1024 (GP_SUCCESS): more never
+/* Number of CPU threads the CPU backend may use: scan, reduce, compact,
+ * find-repeats, transpose, stencils, sort and the renderer split their work
+ * over them (inputs under 64K elements run on the calling thread). 0 means
+ * one per online processor (the default). Results never depend on the
+ * number. Counts above 1024 are taken as 1024 (GP_SUCCESS): more never
  * helps, and any count, INT_MAX included, is safe to pass. Negative:
  * GP_ERROR_INVALID_ARGUMENT, with a detail message. */
 GP_API gp_status gp_context_set_cpu_threads(gp_context *ctx, int threads);
@@ -237,8 +239,12 @@ GP_API gp_status gp_copy(gp_context *ctx, void *dst_buffer, const void *src_buff
  * propagates NaN as IEEE addition does. The same holds for gp_reduce.
  * in and out are buffers of n elements of `dtype`. in == out (in place) is
  * allowed; any other overlap is GP_ERROR_OVERLAP. n == 0 does nothing.
- * Float sums are not associative: the CUDA result may differ from the CPU
- * reference by rounding, but is the same run to run on one device.
+ * Float sums are not associative. The CPU backend adds left to right within
+ * tiles of 16384 elements, each tile started from the sum of the tiles
+ * before it (tile totals added left to right from +0.0), whatever the
+ * number of threads. The CUDA order comes from its look-back kernels and
+ * is not stated here: its float sums may differ from the CPU's by
+ * rounding, but are the same run to run on one device.
  * Asynchronous on the CUDA backend. All types, all operators. */
 typedef enum gp_scan_kind {
     GP_SCAN_EXCLUSIVE = 1,
@@ -258,8 +264,9 @@ GP_API gp_status gp_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind
  * then the 8 warp sums as ((w0+w4) + (w2+w6)) + ((w1+w5) + (w3+w7)); the
  * block sums are reduced the same way until one is left. So the bits depend
  * on the values and n only: not on the run, the buffer's address or
- * alignment, or the GPU model. They are not equal to the CPU backend's
- * sequential sum (from +0.0, left to right) bit for bit. Integer sums, min
+ * alignment, or the GPU model. The CPU backend adds in the same tree, so
+ * both backends give the same bits (it no longer adds left to right from
+ * +0.0, whatever its number of threads). Integer sums, min
  * and max are exact everywhere (of +0.0 and -0.0, min and max on CUDA may
  * return either). */
 GP_API gp_status gp_reduce(gp_context *ctx, gp_dtype dtype, gp_op op,

@@ -29,7 +29,7 @@ static gp_status combine(gp_comm *comm, gp_dtype dtype, gp_op op, const gpi_dist
     size_t es = gp_dtype_size(dtype);
     int q;
     for (q = 0; q < to; q++) memcpy(comm->parts + (size_t)q * es, recs[q].v[0], es);
-    return gpi_cpu_reduce(dtype, op, comm->parts, (size_t)to, out);
+    return gpi_cpu_reduce_in_order(dtype, op, comm->parts, (size_t)to, out);
 }
 
 /* The check, then the shard's partial result (not on the last rank of a

@@ -1,43 +1,97 @@
-/* cpu/reduce.c - sequential reference reduction. Same operator semantics as
- * cpu/scan.c (see there): wrapping integer sums in unsigned arithmetic,
- * min/max that skip NaN and keep the earlier of two equal values, float sums
- * left to right from +0.0. n == 0 gives the identity. */
-#include "internal.h"
+/* cpu/reduce.c - the CPU reduction, on the context's threads. Operators as
+ * in cpu/ops.h. Integer sums, min and max: each thread folds a contiguous
+ * piece, the pieces' results are folded in order (the same value as one
+ * left-to-right pass). Float sums: the fixed tree of gpuprim.h
+ * (cpu/tree_sum.c), the same bits as the CUDA backend. n == 0 gives the
+ * identity. */
+#include "ops.h"
+#include "pool.h"
 
-#include <math.h>
 #include <string.h>
 
-#define DEFINE_REDUCE(NAME, T, ACC, MIN_ID, MAX_ID)                              \
-    static void NAME(gp_op op, const T *in, size_t n, void *result)            \
-    {                                                                          \
-        size_t i;                                                              \
-        T acc = op == GP_OP_SUM ? (T)0 : op == GP_OP_MIN ? (MIN_ID) : (MAX_ID); \
-        for (i = 0; i < n; i++) {                                              \
-            T x = in[i];                                                       \
-            if (op == GP_OP_SUM) acc = (T)((ACC)acc + (ACC)x);                 \
-            else if (op == GP_OP_MIN) acc = x < acc ? x : acc;                 \
-            else acc = x > acc ? x : acc;                                      \
-        }                                                                      \
-        memcpy(result, &acc, sizeof acc); /* result is host memory, maybe unaligned */ \
+typedef struct reduce_job {
+    gp_dtype dtype;
+    gp_op op;
+    const void *in;
+    size_t n;
+    uint64_t part_result[GPI_POOL_MAX_PARTS]; /* raw bytes of each piece's result */
+} reduce_job;
+
+#define FOLD_CASE(DT, SUF, T)                                                                        \
+    case DT: {                                                                                       \
+        T a = SUF##_fold(op, (const T *)in + lo, hi - lo, SUF##_identity(op));                       \
+        memcpy(to, &a, sizeof a);                                                                    \
+        return;                                                                                      \
     }
 
-DEFINE_REDUCE(reduce_i32, int32_t, uint32_t, INT32_MAX, INT32_MIN)
-DEFINE_REDUCE(reduce_u32, uint32_t, uint32_t, UINT32_MAX, 0)
-DEFINE_REDUCE(reduce_i64, int64_t, uint64_t, INT64_MAX, INT64_MIN)
-DEFINE_REDUCE(reduce_u64, uint64_t, uint64_t, UINT64_MAX, 0)
-DEFINE_REDUCE(reduce_f32, float, float, INFINITY, -INFINITY)
-DEFINE_REDUCE(reduce_f64, double, double, (double)INFINITY, -(double)INFINITY)
-
-gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result)
+/* *to = the fold of in[lo, hi) from the identity, left to right. */
+static void fold_piece(gp_dtype dtype, gp_op op, const void *in, size_t lo, size_t hi, void *to)
 {
     switch (dtype) {
-    case GP_INT32: reduce_i32(op, (const int32_t *)in, n, result); break;
-    case GP_UINT32: reduce_u32(op, (const uint32_t *)in, n, result); break;
-    case GP_INT64: reduce_i64(op, (const int64_t *)in, n, result); break;
-    case GP_UINT64: reduce_u64(op, (const uint64_t *)in, n, result); break;
-    case GP_FLOAT32: reduce_f32(op, (const float *)in, n, result); break;
-    case GP_FLOAT64: reduce_f64(op, (const double *)in, n, result); break;
-    default: return GP_ERROR_INTERNAL; /* the public entry checked dtype */
+        FOLD_CASE(GP_INT32, ops_i32, int32_t)
+        FOLD_CASE(GP_UINT32, ops_u32, uint32_t)
+        FOLD_CASE(GP_INT64, ops_i64, int64_t)
+        FOLD_CASE(GP_UINT64, ops_u64, uint64_t)
+        FOLD_CASE(GP_FLOAT32, ops_f32, float)
+        FOLD_CASE(GP_FLOAT64, ops_f64, double)
+    default: return;
     }
+}
+
+/* Pack the pieces' results (raw, 8 bytes apart) into an array of the
+ * dtype and fold it in order. */
+static void fold_results(gp_dtype dtype, gp_op op, const uint64_t *results, int parts, void *to)
+{
+    const size_t es = gp_dtype_size(dtype);
+    unsigned char packed[GPI_POOL_MAX_PARTS * 8];
+    int p;
+    for (p = 0; p < parts; p++) memcpy(packed + (size_t)p * es, &results[p], es);
+    fold_piece(dtype, op, packed, 0, (size_t)parts, to);
+}
+
+static void reduce_part(void *arg, int part, int parts)
+{
+    reduce_job *j = (reduce_job *)arg;
+    size_t lo, hi;
+    gpi_pool_range(j->n, part, parts, 64, &lo, &hi);
+    fold_piece(j->dtype, j->op, j->in, lo, hi, &j->part_result[part]);
+}
+
+static int valid(gp_dtype dtype)
+{
+    return dtype >= GP_INT32 && dtype <= GP_FLOAT64;
+}
+
+gp_status gpi_cpu_reduce_in_order(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result)
+{
+    if (!valid(dtype)) return GP_ERROR_INTERNAL;
+    fold_piece(dtype, op, in, 0, n, result); /* result is host memory, maybe unaligned: written by memcpy */
+    return GP_SUCCESS;
+}
+
+gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, void *result, int threads)
+{
+    reduce_job j;
+    int parts;
+    if (!valid(dtype)) return GP_ERROR_INTERNAL; /* the public entry checked dtype */
+    if (op == GP_OP_SUM && dtype == GP_FLOAT32) {
+        float s;
+        gp_status st = gpi_cpu_tree_sum_f32((const float *)in, n, &s, threads);
+        if (!st) memcpy(result, &s, sizeof s); /* result is host memory, maybe unaligned */
+        return st;
+    }
+    if (op == GP_OP_SUM && dtype == GP_FLOAT64) {
+        double s;
+        gp_status st = gpi_cpu_tree_sum_f64((const double *)in, n, &s, threads);
+        if (!st) memcpy(result, &s, sizeof s);
+        return st;
+    }
+    parts = gpi_pool_parts(n, threads);
+    j.dtype = dtype;
+    j.op = op;
+    j.in = in;
+    j.n = n;
+    gpi_pool_run(parts, reduce_part, &j);
+    fold_results(dtype, op, j.part_result, parts, result); /* in order: the value of one pass */
     return GP_SUCCESS;
 }
