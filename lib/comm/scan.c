@@ -70,7 +70,8 @@ static gp_status run_scan(gp_comm *comm, void *arg, const gpi_dist_rec *all, siz
     if (s || a->n == 0) return s;
     if (comm->ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_scan_seeded(comm->ctx, a->dtype, a->op, a->kind, a->in, a->out, a->n, seed);
-    return gpi_cpu_scan_seeded(a->dtype, a->op, a->kind, a->in, a->out, a->n, seed);
+    return gpi_cpu_scan_seeded(a->dtype, a->op, a->kind, a->in, a->out, a->n, seed,
+                               gpi_cpu_threads(comm->ctx));
 }
 
 gp_status gp_dist_reduce(gp_comm *comm, gp_dtype dtype, gp_op op, const void *in, size_t n, void *result_host)
