@@ -174,6 +174,73 @@ GP_API gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_sten
 GP_API gp_status gp_dist_laplacian_2d(gp_comm *comm, gp_dtype dtype, gp_boundary boundary, const void *in,
                                       void *out, size_t rows, size_t cols);
 
+/* ---- all-to-all: shuffle -------------------------------------------------------
+ * Each rank sends each of its n elements to one rank (itself included);
+ * each rank receives what was sent to it, in source-rank order, and of one
+ * source in the order the source gave them (stable). Elements are
+ * elem_size bytes (4, 8 or 16, moved as they are), optionally with values
+ * of value_size bytes (4 or 8; 0: no values, values_in and values_out are
+ * ignored) that travel with them. Routing, each rank's own choice:
+ *   - per element: dest, a buffer of n uint32 destination ranks (each in
+ *     [0, size), else GP_ERROR_INVALID_ARGUMENT on that rank and
+ *     GP_ERROR_COMM on the others), send_counts_host NULL. The rank groups
+ *     its elements by destination first (a stable sort on dest into the
+ *     communicator's scratch: n x (12 + elem_size + value_size) bytes);
+ *   - grouped: the elements lie already grouped by destination, rank 0's
+ *     first; send_counts_host (host memory, size entries summing to n)
+ *     says how many go to each rank; dest NULL. Nothing is copied first.
+ * Counts first: gp_dist_shuffle_counts (collective, same routing
+ * arguments) returns in *recv_count_host how many elements this rank will
+ * receive, and, when source_counts_host is not NULL, how many from each
+ * rank (size entries, host memory); it moves no element. Synchronizes.
+ * gp_dist_shuffle: out (and values_out) are buffers of `capacity` elements
+ * (values) on the receiving rank, not overlapping any input; the counts
+ * are exchanged first, and when what is sent to a rank exceeds its
+ * capacity, every rank fails (that rank GP_ERROR_INVALID_ARGUMENT, the
+ * others GP_ERROR_COMM naming it) before any element moves: no output is
+ * touched. On success *recv_count_host (and source_counts_host) as above;
+ * nothing of out past *recv_count_host is written. Buffers aligned to their
+ * element sizes. The exchange is queued on the context's stream (CUDA:
+ * grouped ncclSend/ncclRecv; CPU ranks copy through host memory).
+ * Cost: one record exchange, one all-gather of p counts a rank, one group
+ * of up to 2(p-1) transfers a rank; per element routing adds a local sort
+ * pass over the destinations and a gather of elements and values. */
+GP_API gp_status gp_dist_shuffle_counts(gp_comm *comm, const uint32_t *dest, const size_t *send_counts_host, size_t n,
+                                        size_t *recv_count_host, size_t *source_counts_host);
+GP_API gp_status gp_dist_shuffle(gp_comm *comm, size_t elem_size, const void *in, size_t value_size,
+                                 const void *values_in, size_t n, const uint32_t *dest, const size_t *send_counts_host,
+                                 void *out, void *values_out, size_t capacity, size_t *recv_count_host,
+                                 size_t *source_counts_host);
+
+/* ---- distributed sort ---------------------------------------------------------
+ * gp_sort_keys / gp_sort_pairs (gpuprim.h) over the global array: every
+ * dtype, both orders, bit ranges, gp_sort's key order (floats in IEEE total
+ * order, NaNs last ascending), STABLE: keys equal on the sorted bits keep
+ * their global input order. On return the ranks' keys_out, in rank order,
+ * are the sorted global array, and every rank holds exactly as many
+ * elements as it gave (n: its shard, any size, 0 allowed). The result
+ * equals gp_sort_* on the concatenated shards bit for bit. keys_out ==
+ * keys_in allowed (likewise values); other overlaps as gp_sort. Key dtype,
+ * order, bit range and the values' form must agree across ranks.
+ * Pairs: value_size 4 or 8; values_in NULL gives, in values_out, each
+ * key's GLOBAL input position as uint64 (value_size 8 only).
+ * How: a stable local sort, exact splitters by a distributed bisection on
+ * key images (at most ceil(w/4) + 1 small all-gathers for keys of w sorted
+ * bits, each of 15(p-1) + 1 counts a rank), one all-to-all exchange, and a
+ * stable local sort of the p received runs. Exact splitters make skew (all
+ * keys equal, one rank holding everything) harmless. Scratch kept by the
+ * communicator: about n x (2 x (key + value size) + 8) bytes a rank.
+ * Synchronizes (the splitter rounds bring counts to the host); the
+ * exchange and the final local sort are queued on the context's stream.
+ * Errors before the exchange began leave every output untouched on every
+ * rank; a failure in the final local sort (out of memory) is reported by
+ * every rank, with outputs unspecified. */
+GP_API gp_status gp_dist_sort_keys(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
+                                   void *keys_out, size_t n, int begin_bit, int end_bit);
+GP_API gp_status gp_dist_sort_pairs(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
+                                    void *keys_out, size_t value_size, const void *values_in, void *values_out,
+                                    size_t n, int begin_bit, int end_bit);
+
 /* ---- building blocks for layered libraries ----------------------------------
  * Collective calls for a library that adds its own distributed operations
  * on gpuprim communicators (gpuprim's distributed renderer is one): they

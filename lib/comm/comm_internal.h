@@ -104,6 +104,9 @@ typedef enum gpi_dist_op {
     GPI_DIST_FIND_REPEATS,
     GPI_DIST_STENCIL_2D,
     GPI_DIST_RENDER_GATHER,
+    GPI_DIST_SHUFFLE,
+    GPI_DIST_SHUFFLE_COUNTS,
+    GPI_DIST_SORT,
     GPI_DIST_OP_COUNT
 } gpi_dist_op;
 
@@ -186,6 +189,23 @@ gp_status gpi_nccl_init_rank(gp_comm *comm, const gp_comm_id *id);
 void gpi_nccl_destroy(gp_comm *comm);
 gp_status gpi_nccl_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all);
 gp_status gpi_nccl_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, gpi_p2p_mode mode);
+
+/* ---- the all-to-all exchange (shuffle.c), shared with the sort (sort.c) -------- */
+/* Move grouped data: counts[q * size + d] elements go from rank q to rank
+ * d (every rank holds the same matrix). This rank sends its row's groups,
+ * which lie one after the other in `in` (elem_size bytes each) and, with
+ * value_size != 0, in `values`; it receives column `rank` in source order
+ * at the start of `out` / `values_out`. ops: room for 4 * size entries
+ * (allocated before the verdicts, so nothing here allocates). Queued on
+ * the context's stream (CUDA); complete on return (CPU). */
+gp_status gpi_shuffle_move(gp_comm *comm, size_t elem_size, const void *in, size_t value_size, const void *values,
+                           const uint64_t *counts, void *out, void *values_out, gpi_p2p *ops);
+
+/* Search images of n sorted keys (the distributed sort, see dist_image.cu):
+ * the order image restricted to [begin_bit, end_bit), complemented when
+ * descending, as uint64 into out (backend memory). Asynchronous. */
+gp_status gpi_cuda_dist_images(gp_context *ctx, gp_dtype key_dtype, int descending, const void *keys, size_t n,
+                               int begin_bit, int end_bit, uint64_t *out);
 
 /* ---- local helpers on the rank's backend --------------------------------------- */
 /* Add `base` to count uint64 values in backend memory (asynchronous). */

@@ -21,6 +21,9 @@ static const struct {
     [GPI_DIST_FIND_REPEATS] = {"gp_dist_find_repeats", {"dtype", "argument 2", "argument 3"}},
     [GPI_DIST_STENCIL_2D] = {"gp_dist_stencil_2d", {"dtype", "boundary", "argument 3"}},
     [GPI_DIST_RENDER_GATHER] = {"gp_dist_renderer_gather", {"root", "image width", "image height"}},
+    [GPI_DIST_SHUFFLE] = {"gp_dist_shuffle", {"element size", "value size", "argument 3"}},
+    [GPI_DIST_SHUFFLE_COUNTS] = {"gp_dist_shuffle_counts", {"argument 1", "argument 2", "argument 3"}},
+    [GPI_DIST_SORT] = {"gp_dist_sort", {"key dtype", "sort order", "bit range (begin * 256 + end)"}},
 };
 
 /* What a record's op says, for messages. */

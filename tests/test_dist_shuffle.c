@@ -1,0 +1,283 @@
+/* test_dist_shuffle.c - gp_dist_shuffle_counts and gp_dist_shuffle against
+ * a host reference (each rank's received elements: every source's elements
+ * for it, in source order, stable): CPU ranks at 1, 2, 3, 4 and 8 ranks
+ * (CUDA ranks at 1 and every GPU), 4-, 8- and 16-byte elements, no values
+ * and 4- or 8-byte values, routing per element (dest) and grouped (counts),
+ * mixed across ranks; uneven and empty shards, everything to one rank.
+ * Outputs are poisoned: nothing past the received count may be written.
+ * Failures: capacity too small, a destination outside the communicator, a
+ * missing rank; every rank fails with every output untouched. */
+#include "dist_world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct shuffle_job {
+    world *w;
+    size_t es, vs;
+    int grouped[MAX_RANKS]; /* routing of each rank: 1 grouped, 0 per element */
+    int counts_only, skip_rank;
+    void *in[MAX_RANKS], *vin[MAX_RANKS], *out[MAX_RANKS], *vout[MAX_RANKS];
+    uint32_t *dest[MAX_RANKS];
+    size_t n[MAX_RANKS], send[MAX_RANKS][MAX_RANKS], cap[MAX_RANKS];
+    size_t got[MAX_RANKS], from[MAX_RANKS][MAX_RANKS];
+    gp_status st[MAX_RANKS];
+} shuffle_job;
+
+static gp_status shuffle_rank(gp_comm *c, void *p)
+{
+    shuffle_job *j = (shuffle_job *)p;
+    int r = rank_of(c);
+    const uint32_t *dest = j->grouped[r] ? NULL : j->dest[r];
+    const size_t *send = j->grouped[r] ? j->send[r] : NULL;
+    if (r == j->skip_rank) return j->st[r] = GP_SUCCESS;
+    if (j->counts_only) return j->st[r] = gp_dist_shuffle_counts(c, dest, send, j->n[r], &j->got[r], j->from[r]);
+    return j->st[r] = gp_dist_shuffle(c, j->es, j->in[r], j->vs, j->vin[r], j->n[r], dest, send, j->out[r],
+                                      j->vout[r], j->cap[r], &j->got[r], j->from[r]);
+}
+
+/* Host data of one rank: elements (es bytes) tagged with their source and
+ * position, values likewise, destinations by `pattern` (0 random, 1 all to
+ * the last rank, 2 to the rank itself, 3 reversed). Grouped ranks' data is
+ * laid out by destination, stably, with counts. */
+typedef struct shard {
+    unsigned char *e, *v;
+    uint32_t *d;
+} shard;
+
+static void make_shard(shuffle_job *j, int r, int pattern, shard *sh)
+{
+    const size_t n = j->n[r], es = j->es, vs = j->vs ? j->vs : 1;
+    const int p = j->w->n;
+    size_t i, k = 0;
+    int q;
+    sh->e = gpt_malloc(n * es + 1);
+    sh->v = gpt_malloc(n * vs + 1);
+    sh->d = gpt_malloc(n * 4 + 4);
+    for (i = 0; i < n; i++) {
+        uint64_t tag = ((uint64_t)r << 28) | i, vtag = ~tag; /* fits 4 bytes */
+        memset(sh->e + i * es, 0xa5, es);
+        memcpy(sh->e + i * es, &tag, es < 8 ? es : 8);
+        if (j->vs) memcpy(sh->v + i * j->vs, &vtag, j->vs);
+        sh->d[i] = pattern == 0 ? (uint32_t)(gpt_rand64() % (uint64_t)p)
+                   : pattern == 1 ? (uint32_t)(p - 1)
+                   : pattern == 2 ? (uint32_t)r
+                                  : (uint32_t)(p - 1 - (int)(i % (size_t)p));
+    }
+    memset(j->send[r], 0, sizeof j->send[r]);
+    for (i = 0; i < n; i++) j->send[r][sh->d[i]]++;
+    if (!j->grouped[r]) return;
+    { /* group by destination, stably */
+        unsigned char *e = gpt_malloc(n * es + 1), *v = gpt_malloc(n * vs + 1);
+        uint32_t *d = gpt_malloc(n * 4 + 4);
+        for (q = 0; q < p; q++)
+            for (i = 0; i < n; i++)
+                if (sh->d[i] == (uint32_t)q) {
+                    memcpy(e + k * es, sh->e + i * es, es);
+                    if (j->vs) memcpy(v + k * j->vs, sh->v + i * j->vs, j->vs);
+                    d[k++] = (uint32_t)q;
+                }
+        free(sh->e), free(sh->v), free(sh->d);
+        sh->e = e, sh->v = v, sh->d = d;
+    }
+}
+
+static void check_shuffle(world *w, size_t es, size_t vs, int routing, int pattern, size_t total)
+{
+    const int p = w->n;
+    shuffle_job j;
+    shard sh[MAX_RANKS];
+    int r, q;
+    memset(&j, 0, sizeof j);
+    j.w = w;
+    j.es = es;
+    j.vs = vs;
+    j.skip_rank = -1;
+    split(total, p, (routing + pattern) % 4, j.n);
+    for (r = 0; r < p; r++) {
+        j.grouped[r] = routing == 2 ? r % 2 : routing;
+        make_shard(&j, r, pattern, &sh[r]);
+        j.in[r] = j.n[r] ? gpt_buffer_from(w->ctx[r], sh[r].e, j.n[r] * es) : NULL;
+        j.vin[r] = j.n[r] && vs ? gpt_buffer_from(w->ctx[r], sh[r].v, j.n[r] * vs) : NULL;
+        j.dest[r] = j.n[r] ? gpt_buffer_from(w->ctx[r], sh[r].d, j.n[r] * 4) : NULL;
+    }
+    /* counts first */
+    j.counts_only = 1;
+    assert_int_equal(gp_comm_run(w->comm, p, shuffle_rank, &j), GP_SUCCESS);
+    for (r = 0; r < p; r++) {
+        size_t want = 0;
+        for (q = 0; q < p; q++) {
+            assert_int_equal(j.from[r][q], j.send[q][r]);
+            want += j.send[q][r];
+        }
+        assert_int_equal(j.got[r], want);
+        j.cap[r] = want + 3; /* room to spare: nothing past the count is written */
+        j.out[r] = gpt_poisoned_buffer(w->ctx[r], j.cap[r] * es);
+        j.vout[r] = vs ? gpt_poisoned_buffer(w->ctx[r], j.cap[r] * vs) : NULL;
+    }
+    j.counts_only = 0;
+    memset(j.got, 0, sizeof j.got);
+    {
+        gp_status s = gp_comm_run(w->comm, p, shuffle_rank, &j);
+        for (r = 0; r < p; r++)
+            if (j.st[r]) fail_msg("rank %d: %s [%s]", r, gp_status_string(j.st[r]), gp_context_last_error(w->ctx[r]));
+        assert_int_equal(s, GP_SUCCESS);
+    }
+    for (r = 0; r < p; r++) {
+        const size_t cap = j.cap[r];
+        unsigned char *got = gpt_malloc(cap * es), *gotv = gpt_malloc(cap * (vs ? vs : 1));
+        size_t k = 0, i;
+        assert_int_equal(j.got[r], cap - 3);
+        gpt_buffer_to(w->ctx[r], got, j.out[r], cap * es);
+        if (vs) gpt_buffer_to(w->ctx[r], gotv, j.vout[r], cap * vs);
+        for (q = 0; q < p; q++) /* the reference: source order, stable */
+            for (i = 0; i < j.n[q]; i++) {
+                if (sh[q].d[i] != (uint32_t)r) continue;
+                if (memcmp(got + k * es, sh[q].e + i * es, es))
+                    fail_msg("%d ranks es %zu vs %zu routing %d pattern %d: rank %d element %zu (from %d, %zu) wrong",
+                             p, es, vs, routing, pattern, r, k, q, i);
+                if (vs && memcmp(gotv + k * vs, sh[q].v + i * vs, vs))
+                    fail_msg("rank %d value %zu wrong", r, k);
+                k++;
+            }
+        assert_int_equal(k, j.got[r]);
+        gpt_expect_poison(got, k * es, cap * es, "past the received count");
+        if (vs) gpt_expect_poison(gotv, k * vs, cap * vs, "values past the received count");
+        free(got), free(gotv);
+    }
+    for (r = 0; r < p; r++) {
+        gpt_buffer_free(w->ctx[r], j.in[r]);
+        gpt_buffer_free(w->ctx[r], j.vin[r]);
+        gpt_buffer_free(w->ctx[r], j.dest[r]);
+        gpt_buffer_free(w->ctx[r], j.out[r]);
+        gpt_buffer_free(w->ctx[r], j.vout[r]);
+        free(sh[r].e), free(sh[r].v), free(sh[r].d);
+    }
+}
+
+static void shuffle_matches_reference(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    static const size_t totals[] = {0, 1, 29, 1000, 20011};
+    static const size_t sizes[][2] = {{4, 0}, {8, 0}, {16, 0}, {4, 8}, {8, 4}, {16, 8}};
+    int counts[8], nc = rank_counts(b, counts), ci, si, ti, routing, pattern;
+    for (ci = 0; ci < nc; ci++) {
+        world w;
+        make_world(&w, b, counts[ci], 0);
+        for (si = 0; si < (int)COUNT(sizes); si++)
+            for (ti = 0; ti < (int)COUNT(totals); ti++)
+                for (routing = 0; routing < 3; routing++) {
+                    pattern = (si + ti + routing) % 4;
+                    check_shuffle(&w, sizes[si][0], sizes[si][1], routing, pattern, totals[ti]);
+                }
+        free_world(&w);
+    }
+}
+
+static char last_detail[256]; /* the last rank's, before the checks below clear it */
+
+/* Every rank sends one element to every rank; `cap` is each rank's
+ * capacity, bad_dest a destination rank 0 names (valid or not). */
+static void failing_shuffle(world *w, size_t small_rank_cap, uint32_t bad_dest, int skip_rank, gp_status *st)
+{
+    const int p = w->n;
+    shuffle_job j;
+    int r, q;
+    memset(&j, 0, sizeof j);
+    j.w = w;
+    j.es = 4;
+    j.vs = 4;
+    j.skip_rank = skip_rank;
+    for (r = 0; r < p; r++) {
+        uint32_t d[MAX_RANKS], e[MAX_RANKS];
+        j.n[r] = (size_t)p;
+        for (q = 0; q < p; q++) d[q] = (uint32_t)q, e[q] = (uint32_t)(r * 100 + q);
+        if (r == 0) d[0] = bad_dest;
+        j.in[r] = gpt_buffer_from(w->ctx[r], e, (size_t)p * 4);
+        j.vin[r] = gpt_buffer_from(w->ctx[r], e, (size_t)p * 4);
+        j.dest[r] = gpt_buffer_from(w->ctx[r], d, (size_t)p * 4);
+        j.cap[r] = r == p - 1 ? small_rank_cap : (size_t)p + 1;
+        j.out[r] = gpt_poisoned_buffer(w->ctx[r], j.cap[r] * 4 + 4);
+        j.vout[r] = gpt_poisoned_buffer(w->ctx[r], j.cap[r] * 4 + 4);
+        j.got[r] = 12345;
+    }
+    assert_int_not_equal(gp_comm_run(w->comm, p, shuffle_rank, &j), GP_SUCCESS);
+    snprintf(last_detail, sizeof last_detail, "%s", gp_context_last_error(w->ctx[p - 1]));
+    for (r = 0; r < p; r++) {
+        st[r] = j.st[r];
+        if (r == skip_rank) continue;
+        assert_int_equal(j.got[r], 12345);
+        gpt_expect_untouched(w->ctx[r], j.out[r], j.cap[r] * 4 + 4);
+        gpt_expect_untouched(w->ctx[r], j.vout[r], j.cap[r] * 4 + 4);
+    }
+    for (r = 0; r < p; r++) {
+        gpt_buffer_free(w->ctx[r], j.in[r]);
+        gpt_buffer_free(w->ctx[r], j.vin[r]);
+        gpt_buffer_free(w->ctx[r], j.dest[r]);
+        gpt_buffer_free(w->ctx[r], j.out[r]);
+        gpt_buffer_free(w->ctx[r], j.vout[r]);
+    }
+}
+
+static void capacity_too_small(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    int counts[8], nc = rank_counts(b, counts), ci, r;
+    for (ci = 0; ci < nc; ci++) {
+        world w;
+        gp_status st[MAX_RANKS];
+        make_world(&w, b, counts[ci], 0);
+        /* the last rank receives p elements into room for p - 1 */
+        failing_shuffle(&w, (size_t)w.n - 1, 0, -1, st);
+        for (r = 0; r < w.n; r++)
+            assert_int_equal(st[r], r == w.n - 1 ? GP_ERROR_INVALID_ARGUMENT : GP_ERROR_COMM);
+        if (!strstr(last_detail, "capacity")) fail_msg("detail: %s", last_detail);
+        free_world(&w);
+    }
+}
+
+static void a_destination_outside_the_ranks(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    int counts[8], nc = rank_counts(b, counts), ci, r;
+    for (ci = 0; ci < nc; ci++) {
+        world w;
+        gp_status st[MAX_RANKS];
+        make_world(&w, b, counts[ci], 0);
+        failing_shuffle(&w, (size_t)w.n + 1, (uint32_t)w.n, -1, st);
+        for (r = 0; r < w.n; r++) assert_int_equal(st[r], r == 0 ? GP_ERROR_INVALID_ARGUMENT : GP_ERROR_COMM);
+        free_world(&w);
+    }
+}
+
+static void a_missing_rank_times_out(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    int counts[8], nc = rank_counts(b, counts), ci, r, v;
+    for (ci = 0; ci < nc; ci++) {
+        world w;
+        gp_status st[MAX_RANKS];
+        if (counts[ci] < 2) continue;
+        make_world(&w, b, counts[ci], 300);
+        failing_shuffle(&w, (size_t)w.n + 1, 0, w.n - 1, st);
+        for (r = 0, v = 0; r < w.n - 1; r++) {
+            assert_true(st[r] == GP_ERROR_TIMEOUT || st[r] == GP_ERROR_COMM);
+            v += st[r] == GP_ERROR_TIMEOUT;
+        }
+        assert_true(v >= 1);
+        free_world(&w);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        GPT_TEST_BOTH(shuffle_matches_reference),
+        GPT_TEST_BOTH(capacity_too_small),
+        GPT_TEST_BOTH(a_destination_outside_the_ranks),
+        GPT_TEST_BOTH(a_missing_rank_times_out),
+    };
+    gpt_seed_once();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
