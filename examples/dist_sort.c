@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "example_util.h"
+
 #define N 1000003
 #define MAX_RANKS 8
 
@@ -75,28 +77,16 @@ static gp_status rank_main(gp_comm *comm, void *arg)
 
 int main(void)
 {
-    const char *env = getenv("GP_BACKEND");
-    gp_backend backend = env && !strcmp(env, "cpu") ? GP_BACKEND_CPU : GP_BACKEND_CUDA;
     gp_context *ctx[MAX_RANKS] = {NULL};
     gp_comm *comm[MAX_RANKS] = {NULL};
     struct job job;
-    int ranks = 4, r, ndev = 0, prev = -1;
-    size_t first = 0;
+    int ranks, r, prev = -1;
     uint64_t sum = 0;
-    gp_status s = GP_SUCCESS;
-    gp_cuda_device_count(&ndev);
-    if (backend == GP_BACKEND_CUDA && ndev == 0) backend = GP_BACKEND_CPU;
-    if (backend == GP_BACKEND_CUDA) ranks = ndev < MAX_RANKS ? ndev : MAX_RANKS;
+    gp_status s;
+    const gp_backend backend = dist_backend(MAX_RANKS, &ranks);
     memset(&job, 0, sizeof job);
-    for (r = 0; r < ranks; r++) { /* uneven shards: rank r gets (r+1) parts */
-        size_t parts = (size_t)ranks * (ranks + 1) / 2;
-        job.first[r] = first;
-        job.n[r] = r == ranks - 1 ? N - first : N / parts * (r + 1);
-        first += job.n[r];
-    }
-    for (r = 0; r < ranks && !s; r++) s = gp_context_create(&ctx[r], backend, backend == GP_BACKEND_CUDA ? r : 0);
-    if (!s) s = gp_comm_init_all(comm, ctx, ranks, 0);
-    if (!s) s = gp_comm_run(comm, ranks, rank_main, &job);
+    uneven_shards(ranks, N, job.first, job.n);
+    s = dist_run(backend, ranks, ctx, comm, rank_main, &job);
     for (r = 0; !s && r < ranks; r++) { /* across ranks: ascending, and a permutation */
         sum += job.value_sum[r];
         if (!job.n[r]) continue;
@@ -107,7 +97,6 @@ int main(void)
     printf("%s: %d %s rank(s), sort of %d key-value pairs: %s\n", gp_version_string(), ranks,
            backend == GP_BACKEND_CUDA ? "CUDA" : "CPU", N, s || job.failed ? "FAILED" : "ok");
     if (s) fprintf(stderr, "dist_sort: %s\n", gp_status_string(s));
-    for (r = 0; r < ranks; r++) gp_comm_destroy(comm[r]);
-    for (r = 0; r < ranks; r++) gp_context_destroy(ctx[r]);
+    dist_release(ranks, ctx, comm);
     return s || job.failed ? 1 : 0;
 }

@@ -9,23 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        gp_status s_ = (call);                                                          \
-        if (s_ != GP_SUCCESS) {                                                         \
-            fprintf(stderr, "%s failed: %s %s\n", #call, gp_status_string(s_),          \
-                    gp_context_last_error(ctx));                                        \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
-
-static gp_backend backend_from_env(void)
-{
-    const char *b = getenv("GP_BACKEND");
-    if (b && strcmp(b, "cpu") == 0) return GP_BACKEND_CPU;
-    if (b && strcmp(b, "cuda") == 0) return GP_BACKEND_CUDA;
-    return GP_BACKEND_AUTO;
-}
+#include "example_util.h"
 
 /* The input: products of two random numbers in 1..1000, so values with
  * many factorizations (like 360 or 720) come up most often. */

@@ -6,23 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        gp_status s_ = (call);                                                          \
-        if (s_ != GP_SUCCESS) {                                                         \
-            fprintf(stderr, "%s failed: %s %s\n", #call, gp_status_string(s_),          \
-                    gp_context_last_error(ctx));                                        \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
-
-static gp_backend backend_from_env(void)
-{
-    const char *b = getenv("GP_BACKEND");
-    if (b && strcmp(b, "cpu") == 0) return GP_BACKEND_CPU;
-    if (b && strcmp(b, "cuda") == 0) return GP_BACKEND_CUDA;
-    return GP_BACKEND_AUTO;
-}
+#include "example_util.h"
 
 int main(void)
 {

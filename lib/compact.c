@@ -2,24 +2,32 @@
  * backend. */
 #include "internal.h"
 
-static size_t flag_size(gp_flag_type t)
+size_t gpi_flag_size(gp_flag_type t)
 {
     return t == GP_UINT8_FLAGS ? 1 : t == GP_INT32_FLAGS ? 4 : 0;
+}
+
+gp_status gpi_flagged_sizes(gp_context *ctx, const char *fn, gp_dtype dtype, gp_flag_type flag_type, size_t n,
+                            const void *count_out, const char *count_name, size_t *es, size_t *fs, size_t *bytes,
+                            size_t *flag_bytes)
+{
+    if (!gpi_valid_dtype(dtype))
+        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", fn, (int)dtype);
+    *fs = gpi_flag_size(flag_type);
+    if (!*fs) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown flag type %d", fn, (int)flag_type);
+    if (!count_out) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, count_name);
+    *es = gp_dtype_size(dtype);
+    if (gpi_mul_size(n, *es, bytes) || gpi_mul_size(n, *fs, flag_bytes))
+        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu elements overflow a byte count", fn, n);
+    return GP_SUCCESS;
 }
 
 gp_status gpi_compact_check(gp_context *ctx, const char *fn, gp_dtype dtype, const void *in, const void *flags,
                             gp_flag_type flag_type, const void *out, size_t n, const void *count_out)
 {
     size_t es, fs, bytes, flag_bytes;
-    gp_status s;
-    if (!gpi_valid_dtype(dtype))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", fn, (int)dtype);
-    fs = flag_size(flag_type);
-    if (!fs) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown flag type %d", fn, (int)flag_type);
-    if (!count_out) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: count is NULL", fn);
-    es = gp_dtype_size(dtype);
-    if (gpi_mul_size(n, es, &bytes) || gpi_mul_size(n, fs, &flag_bytes))
-        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu elements overflow a byte count", fn, n);
+    gp_status s = gpi_flagged_sizes(ctx, fn, dtype, flag_type, n, count_out, "count", &es, &fs, &bytes, &flag_bytes);
+    if (s) return s;
     if ((s = gpi_check_buffer(ctx, in, bytes, "in"))) return s;
     if ((s = gpi_check_buffer(ctx, flags, flag_bytes, "flags"))) return s;
     if ((s = gpi_check_buffer(ctx, out, bytes, "out"))) return s;
@@ -53,7 +61,7 @@ gp_status gpi_compact_indices_check(gp_context *ctx, const char *fn, const void 
 {
     size_t fs, flag_bytes, out_bytes;
     gp_status s;
-    fs = flag_size(flag_type);
+    fs = gpi_flag_size(flag_type);
     if (!fs) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown flag type %d", fn, (int)flag_type);
     if (!count_out) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: count is NULL", fn);
     if (gpi_mul_size(n, fs, &flag_bytes) || gpi_mul_size(n, sizeof(uint64_t), &out_bytes))

@@ -104,6 +104,32 @@ gp_status gpi_scan_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op 
 gp_status gpi_reduce_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op op, const void *in, size_t n,
                            const void *result_host);
 gp_status gpi_reduce_run(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n, void *result_host);
+/* Bytes a flag of flag_type takes (1 or 4), 0 for an unknown type. */
+size_t gpi_flag_size(gp_flag_type t);
+/* The checks a flag-driven call (compact, partition) starts with, in this
+ * order: a known dtype and flag type, count_out not NULL (count_name names it
+ * in the detail), n elements and n flags fit a byte count. Gives the element
+ * and flag sizes and the byte counts of n of each. */
+gp_status gpi_flagged_sizes(gp_context *ctx, const char *fn, gp_dtype dtype, gp_flag_type flag_type, size_t n,
+                            const void *count_out, const char *count_name, size_t *es, size_t *fs, size_t *bytes,
+                            size_t *flag_bytes);
+/* The sort checks shared by gp_sort_*, gp_segmented_sort_* and gp_dist_sort_*
+ * (lib/sort.c). Key: a known key dtype and order, a bit range within the key.
+ * Value size (gp_sort_pairs, gp_segmented_sort_pairs): 4 or 8, n values fit
+ * vbytes, and with values_in NULL the indices fit the value.
+ * Keys buffers: keys_in and keys_out usable for kbytes, equal or apart,
+ * aligned to the ks-byte key. Values buffers (value size vs, vbytes for n):
+ * values_in (NULL allowed) and values_out usable, equal or apart, apart from
+ * the keys, aligned to vs. */
+gp_status gpi_sort_key_check(gp_context *ctx, const char *fn, gp_dtype key_dtype, gp_sort_order order, int begin_bit,
+                             int end_bit);
+gp_status gpi_sort_value_size_check(gp_context *ctx, const char *fn, size_t vs, const void *values_in, size_t n,
+                                    size_t *vbytes);
+gp_status gpi_sort_keys_buffers_check(gp_context *ctx, const char *fn, const void *keys_in, const void *keys_out,
+                                      size_t n, size_t ks, size_t kbytes);
+gp_status gpi_sort_values_buffers_check(gp_context *ctx, const char *fn, const void *keys_in, const void *keys_out,
+                                        size_t kbytes, const void *values_in, const void *values_out, size_t n,
+                                        size_t vs, size_t vbytes);
 gp_status gpi_compact_check(gp_context *ctx, const char *fn, gp_dtype dtype, const void *in, const void *flags,
                             gp_flag_type flag_type, const void *out, size_t n, const void *count_out);
 gp_status gpi_compact_run(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags, gp_flag_type flag_type,

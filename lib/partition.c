@@ -2,26 +2,15 @@
  * backend. */
 #include "permute_internal.h"
 
-static size_t flag_size(gp_flag_type t)
-{
-    return t == GP_UINT8_FLAGS ? 1 : t == GP_INT32_FLAGS ? 4 : 0;
-}
-
 /* second_flags is checked only when `three`. */
 static gp_status check(gp_context *ctx, const char *fn, gp_dtype dtype, const void *in, const void *first_flags,
                        const void *second_flags, int three, gp_flag_type flag_type, const void *out, size_t n,
                        const void *counts_out)
 {
     size_t es, fs, bytes, flag_bytes;
-    gp_status s;
-    if (!gpi_valid_dtype(dtype))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", fn, (int)dtype);
-    fs = flag_size(flag_type);
-    if (!fs) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown flag type %d", fn, (int)flag_type);
-    if (!counts_out) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: the count output is NULL", fn);
-    es = gp_dtype_size(dtype);
-    if (gpi_mul_size(n, es, &bytes) || gpi_mul_size(n, fs, &flag_bytes))
-        return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu elements overflow a byte count", fn, n);
+    gp_status s = gpi_flagged_sizes(ctx, fn, dtype, flag_type, n, counts_out, "the count output", &es, &fs, &bytes,
+                                    &flag_bytes);
+    if (s) return s;
     if ((s = gpi_check_buffer(ctx, in, bytes, "in"))) return s;
     if ((s = gpi_check_buffer(ctx, first_flags, flag_bytes, three ? "first_flags" : "flags"))) return s;
     if (three && (s = gpi_check_buffer(ctx, second_flags, flag_bytes, "second_flags"))) return s;

@@ -128,45 +128,18 @@ gp_status gp_scan_by_key(gp_context *ctx, gp_dtype key_dtype, const void *keys, 
 static gp_status segsort_run(gp_context *ctx, const char *fn, gpi_segsort_args *sa, gp_sort_order order, int pairs)
 {
     gpi_sort_args *a = &sa->sort;
-    size_t ks, kbytes, vbytes = 0, off_bytes;
+    size_t kbytes, vbytes = 0, off_bytes;
     gp_status s = gpi_enter(ctx);
     if (s) return s;
-    if (!gpi_valid_dtype(a->key_dtype))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", fn, (int)a->key_dtype);
-    if (order != GP_SORT_ASCENDING && order != GP_SORT_DESCENDING)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown sort order %d", fn, (int)order);
-    ks = gp_dtype_size(a->key_dtype);
-    if (a->begin_bit < 0 || a->end_bit < a->begin_bit || (size_t)a->end_bit > 8 * ks)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: bit range [%d, %d) is not within [0, %zu)", fn,
-                         a->begin_bit, a->end_bit, 8 * ks);
-    if (pairs) {
-        const size_t vs = a->value_size;
-        if (vs != 4 && vs != 8)
-            return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: value_size %zu (4 or 8 bytes)", fn, vs);
-        if (gpi_mul_size(a->n, vs, &vbytes))
-            return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu values overflow a byte count", fn, a->n);
-        if (!a->values_in && vs == 4 && a->n > (size_t)UINT32_MAX + 1)
-            return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu indices do not fit 4-byte values", fn, a->n);
-    }
+    if ((s = gpi_sort_key_check(ctx, fn, a->key_dtype, order, a->begin_bit, a->end_bit))) return s;
+    if (pairs && (s = gpi_sort_value_size_check(ctx, fn, a->value_size, a->values_in, a->n, &vbytes))) return s;
     if ((s = check_array(ctx, fn, "keys_in", a->key_dtype, a->keys_in, a->n, &kbytes))) return s;
     if ((s = check_array(ctx, fn, "keys_out", a->key_dtype, a->keys_out, a->n, &kbytes))) return s;
     if (a->keys_in != a->keys_out && gpi_overlap(a->keys_in, kbytes, a->keys_out, kbytes))
         return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: keys_in and keys_out overlap (only equal is allowed)", fn);
-    if (pairs) {
-        const size_t vs = a->value_size;
-        if (a->values_in && (s = gpi_check_buffer(ctx, a->values_in, vbytes, "values_in"))) return s;
-        if ((s = gpi_check_buffer(ctx, a->values_out, vbytes, "values_out"))) return s;
-        if (a->values_in && a->values_in != a->values_out && gpi_overlap(a->values_in, vbytes, a->values_out, vbytes))
-            return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: values_in and values_out overlap (only equal is allowed)",
-                             fn);
-        if (gpi_overlap(a->values_out, vbytes, a->keys_out, kbytes) ||
-            gpi_overlap(a->values_out, vbytes, a->keys_in, kbytes) ||
-            (a->values_in && (gpi_overlap(a->values_in, vbytes, a->keys_out, kbytes) ||
-                              gpi_overlap(a->values_in, vbytes, a->keys_in, kbytes))))
-            return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: keys and values overlap", fn);
-        if (a->n && (((uintptr_t)a->values_in | (uintptr_t)a->values_out) % vs))
-            return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: values not aligned to %zu bytes", fn, vs);
-    }
+    if (pairs && (s = gpi_sort_values_buffers_check(ctx, fn, a->keys_in, a->keys_out, kbytes, a->values_in,
+                                                    a->values_out, a->n, a->value_size, vbytes)))
+        return s;
     if ((s = check_offsets(ctx, fn, sa->offsets, sa->n_segments, a->n, &off_bytes))) return s;
     if (gpi_overlap(sa->offsets, off_bytes, a->keys_out, kbytes) ||
         (pairs && gpi_overlap(sa->offsets, off_bytes, a->values_out, vbytes)))

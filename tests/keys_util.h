@@ -1,4 +1,4 @@
-/* keys_util.h - keys for the sorted-data suites (search, merge, top-k):
+/* keys_util.h - keys for the sorted-data suites (sort, search, merge, top-k):
  * fills with duplicates, extremes and special floats, and an independent
  * comparator for gp_sort's key order, written out case by case on the
  * values (not through the library's order images), so the suites' tiny

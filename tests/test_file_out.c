@@ -27,38 +27,13 @@ static char g_dir[64];
 static int make_dir(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/gp_file_out_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return gpt_temp_dir_make(g_dir, sizeof g_dir, "gp_file_out");
 }
 
 static int remove_dir(void **state)
 {
-    DIR *d = opendir(g_dir);
-    struct dirent *e;
-    char p[512];
     (void)state;
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))) {
-            snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
-            remove(p);
-        }
-    if (d) closedir(d);
-    return rmdir(g_dir);
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = gpt_malloc((size_t)n + 1);
-    *len = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    return buf;
+    return gpt_temp_dir_remove(g_dir);
 }
 
 static void write_text_file(const char *path, const char *text)
@@ -119,14 +94,14 @@ static void failed_write_keeps_the_old_file(const char *ext)
     snprintf(path, sizeof path, "%s/keep.%s", g_dir, ext);
     assert_int_equal(gp_image_write(path, small, 8, 8), GP_SUCCESS);
     assert_string_equal(gp_last_io_error(), "");
-    before = slurp(path, &n0);
+    before = gpt_read_file(path, &n0);
     assert_non_null(before);
     /* 512x512 RGB is ~786 KB: the "disk" holds 64 KB */
     s = limited(64 * 1024, write_big_image, path, big);
     assert_int_equal(s, GP_ERROR_IO);
     assert_non_null(strstr(gp_last_io_error(), path));
     assert_non_null(strstr(gp_last_io_error(), strerror(EFBIG)));
-    after = slurp(path, &n1);
+    after = gpt_read_file(path, &n1);
     assert_non_null(after);
     assert_int_equal(n0, n1);
     assert_memory_equal(before, after, n0);
@@ -171,10 +146,10 @@ static void scene_save_is_atomic(void **state)
     assert_int_equal(gp_scene_create(&big, "rand10k", 0), GP_SUCCESS);
     snprintf(path, sizeof path, "%s/scene.txt", g_dir);
     assert_int_equal(gp_scene_save(small, path), GP_SUCCESS);
-    before = slurp(path, &n0);
+    before = gpt_read_file(path, &n0);
     assert_int_equal(limited(16 * 1024, save_scene, path, big), GP_ERROR_IO); /* ~600 KB */
     assert_non_null(strstr(gp_last_io_error(), strerror(EFBIG)));
-    after = slurp(path, &n1);
+    after = gpt_read_file(path, &n1);
     assert_int_equal(n0, n1);
     assert_memory_equal(before, after, n0);
     assert_int_equal(entries(), 1);
@@ -303,7 +278,7 @@ static void reading_bad_files(void **state)
         unsigned char *all;
         size_t n = 0;
         assert_int_equal(gp_image_write(path, px, 4, 4), GP_SUCCESS);
-        all = slurp(path, &n);
+        all = gpt_read_file(path, &n);
         f = fopen(path, "wb");
         fwrite(all, 1, n / 2, f);
         fclose(f);

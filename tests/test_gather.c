@@ -91,6 +91,22 @@ static void reference_matches_tiny(void **state)
     }
 }
 
+/* A gather's or scatter's outcome over out_bytes of output (poisoned, with a
+ * guard byte past it): refused, the output is untouched; else it equals ref
+ * and the guard byte is untouched. */
+static void expect_outcome(gp_context *ctx, gp_status s, int refused, const unsigned char *ref,
+                           const unsigned char *got, size_t out_bytes, const char *what)
+{
+    if (refused) {
+        if (s != GP_ERROR_INVALID_ARGUMENT) fail_msg("%s: status %s, want refusal", what, gp_status_string(s));
+        gpt_expect_poison(got, 0, out_bytes + 1, what);
+    } else {
+        if (s != GP_SUCCESS) fail_msg("%s: %s [%s]", what, gp_status_string(s), gp_context_last_error(ctx));
+        if (out_bytes && memcmp(ref, got, out_bytes) != 0) fail_msg("%s: elements differ", what);
+        gpt_expect_poison(got, out_bytes, out_bytes + 1, what);
+    }
+}
+
 static void run_gather(gp_context *ctx, size_t es, size_t n, size_t m, int order, size_t bad, gp_index_check mode)
 {
     uint64_t *idx = gpt_malloc(n * 8 + 8);
@@ -109,14 +125,7 @@ static void run_gather(gp_context *ctx, size_t es, size_t n, size_t m, int order
              mode == GP_INDEX_CHECK ? "check" : "skip", gpt_backend_name(ctx));
     s = gp_gather(ctx, es, d_in, m, d_idx, d_out, n, mode);
     gpt_buffer_to(ctx, got, d_out, n * es + 1);
-    if (bad && n && mode == GP_INDEX_CHECK) {
-        if (s != GP_ERROR_INVALID_ARGUMENT) fail_msg("%s: status %s, want refusal", what, gp_status_string(s));
-        gpt_expect_poison(got, 0, n * es + 1, what);
-    } else {
-        if (s != GP_SUCCESS) fail_msg("%s: %s [%s]", what, gp_status_string(s), gp_context_last_error(ctx));
-        if (n && memcmp(ref, got, n * es) != 0) fail_msg("%s: elements differ", what);
-        gpt_expect_poison(got, n * es, n * es + 1, what);
-    }
+    expect_outcome(ctx, s, bad && n && mode == GP_INDEX_CHECK, ref, got, n * es, what);
     gpt_buffer_free(ctx, d_in);
     gpt_buffer_free(ctx, d_idx);
     gpt_buffer_free(ctx, d_out);
@@ -148,14 +157,7 @@ static void run_scatter(gp_context *ctx, size_t es, size_t n, size_t m, size_t b
              mode == GP_INDEX_CHECK ? "check" : "skip", gpt_backend_name(ctx));
     s = gp_scatter(ctx, es, d_in, d_idx, n, d_out, m, mode);
     gpt_buffer_to(ctx, got, d_out, m * es + 1);
-    if (bad && n && mode == GP_INDEX_CHECK) {
-        if (s != GP_ERROR_INVALID_ARGUMENT) fail_msg("%s: status %s, want refusal", what, gp_status_string(s));
-        gpt_expect_poison(got, 0, m * es + 1, what);
-    } else {
-        if (s != GP_SUCCESS) fail_msg("%s: %s [%s]", what, gp_status_string(s), gp_context_last_error(ctx));
-        if (m && memcmp(ref, got, m * es) != 0) fail_msg("%s: elements differ", what);
-        gpt_expect_poison(got, m * es, m * es + 1, what);
-    }
+    expect_outcome(ctx, s, bad && n && mode == GP_INDEX_CHECK, ref, got, m * es, what);
     gpt_buffer_free(ctx, d_in);
     gpt_buffer_free(ctx, d_idx);
     gpt_buffer_free(ctx, d_out);

@@ -21,23 +21,20 @@ static char g_dir[64];
 static int make_dir(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/gp_image_read_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return gpt_temp_dir_make(g_dir, sizeof g_dir, "gp_image_read");
 }
 
 static int remove_dir(void **state)
 {
-    DIR *d = opendir(g_dir);
-    struct dirent *e;
-    char p[512];
     (void)state;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
-            remove(p);
-        }
-    if (d) closedir(d);
-    return rmdir(g_dir);
+    return gpt_temp_dir_remove(g_dir);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    unsigned char *buf = gpt_read_file(path, len);
+    assert_non_null(buf);
+    return buf;
 }
 
 static void path_of(char *out, size_t len, const char *name) { snprintf(out, len, "%s/%s", g_dir, name); }
@@ -48,21 +45,6 @@ static void write_bytes(const char *path, const void *data, size_t n)
     assert_non_null(f);
     assert_int_equal(fwrite(data, 1, n, f), n);
     assert_int_equal(fclose(f), 0);
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-    long n;
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = gpt_malloc((size_t)n + 1);
-    *len = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    return buf;
 }
 
 /* A rendered image as 8-bit RGB (row 0 at the bottom): flat colours, as

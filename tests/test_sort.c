@@ -5,6 +5,7 @@
  * reference: every key type, keys / values / indices, both orders, full and
  * partial bit ranges, in place and out of place, poisoned outputs; (3) bad
  * arguments leave everything untouched. */
+#include "keys_util.h"
 #include "test_util.h"
 
 #include "internal.h" /* gpi_cpu_sort: the reference */
@@ -13,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const gp_dtype dtypes[] = {GP_UINT32, GP_INT32, GP_UINT64, GP_INT64, GP_FLOAT32, GP_FLOAT64};
 
 enum dist { RANDOM, FEW_DISTINCT, ALL_EQUAL, SORTED, REVERSED, SPECIAL, NDISTS };
 static const char *dist_name(int d)
@@ -91,56 +90,15 @@ static void fill_keys(gp_dtype d, void *k, size_t n, int dist)
     }
 }
 
-/* ---- an independent ascending comparator (full bit range) -------------- */
-static int cmp_float_total(double a, double b, uint64_t pa, uint64_t pb, int na, int nb)
-{
-    /* na/nb: NaN sign (1 negative), pa/pb: payload, for NaNs only. */
-    if (isnan(a) || isnan(b)) {
-        if (!isnan(b)) return 1;
-        if (!isnan(a)) return -1;
-        if (na != nb) return na ? 1 : -1; /* positive NaNs first */
-        if (pa == pb) return 0;
-        return (na ? pa > pb : pa < pb) ? -1 : 1;
-    }
-    if (a < b) return -1;
-    if (a > b) return 1;
-    if (a == 0 && signbit(a) != signbit(b)) return signbit(a) ? -1 : 1;
-    return 0;
-}
-
 static gp_dtype g_dtype;
 static const void *g_keys;
 static int g_desc;
-
-static int cmp_keys(size_t i, size_t j)
-{
-    const void *k = g_keys;
-    switch (g_dtype) {
-    case GP_UINT32: { uint32_t a = ((const uint32_t *)k)[i], b = ((const uint32_t *)k)[j]; return (a > b) - (a < b); }
-    case GP_INT32: { int32_t a = ((const int32_t *)k)[i], b = ((const int32_t *)k)[j]; return (a > b) - (a < b); }
-    case GP_UINT64: { uint64_t a = ((const uint64_t *)k)[i], b = ((const uint64_t *)k)[j]; return (a > b) - (a < b); }
-    case GP_INT64: { int64_t a = ((const int64_t *)k)[i], b = ((const int64_t *)k)[j]; return (a > b) - (a < b); }
-    case GP_FLOAT32: {
-        uint32_t ba, bb;
-        float a = ((const float *)k)[i], b = ((const float *)k)[j];
-        memcpy(&ba, &a, 4), memcpy(&bb, &b, 4);
-        return cmp_float_total(a, b, ba & 0x7fffffu, bb & 0x7fffffu, (int)(ba >> 31), (int)(bb >> 31));
-    }
-    default: {
-        uint64_t ba, bb;
-        double a = ((const double *)k)[i], b = ((const double *)k)[j];
-        memcpy(&ba, &a, 8), memcpy(&bb, &b, 8);
-        return cmp_float_total(a, b, ba & 0xfffffffffffffull, bb & 0xfffffffffffffull, (int)(ba >> 63),
-                               (int)(bb >> 63));
-    }
-    }
-}
 
 /* Sorts positions; ties broken by position: the stable order. */
 static int cmp_pos(const void *x, const void *y)
 {
     size_t i = *(const uint64_t *)x, j = *(const uint64_t *)y;
-    int c = cmp_keys(i, j);
+    int c = gpk_cmp(g_dtype, 0, g_keys, i, g_keys, j); /* ascending, independent of the library */
     if (g_desc) c = -c;
     if (c) return c;
     return (i > j) - (i < j);
@@ -153,12 +111,12 @@ static void reference_matches_qsort(void **state)
     int dist, desc, threads;
     (void)state;
     gpt_seed_once();
-    for (di = 0; di < COUNT(dtypes); di++)
+    for (di = 0; di < COUNT(gpk_dtypes); di++)
         for (si = 0; si < COUNT(sizes); si++)
             for (dist = 0; dist < NDISTS; dist++)
                 for (desc = 0; desc < 2; desc++)
                     for (threads = 1; threads <= 4; threads += 3) {
-                        const gp_dtype d = dtypes[di];
+                        const gp_dtype d = gpk_dtypes[di];
                         const size_t n = sizes[si], es = gp_dtype_size(d);
                         void *keys = gpt_malloc(n * es), *out = gpt_malloc(n * es), *want = gpt_malloc(n * es);
                         uint64_t *pos = gpt_malloc(n * 8), *idx = gpt_malloc(n * 8);
@@ -257,9 +215,9 @@ static void sort_matches_reference(void **state)
     const size_t *sizes = gpt_sizes();
     size_t di, si;
     gpt_seed_once();
-    for (di = 0; di < COUNT(dtypes); di++)
+    for (di = 0; di < COUNT(gpk_dtypes); di++)
         for (si = 0; sizes[si] != SIZE_MAX; si++) {
-            const gp_dtype d = dtypes[di];
+            const gp_dtype d = gpk_dtypes[di];
             const int w = (int)(8 * gp_dtype_size(d));
             const size_t n = sizes[si];
             const int small = n <= 4097, big = n > 65537;

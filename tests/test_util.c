@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <unistd.h>
 
 gp_backend gpt_cpu = GP_BACKEND_CPU, gpt_cuda = GP_BACKEND_CUDA;
 
@@ -217,4 +219,39 @@ __attribute__((constructor)) static void gpt_apply_filter(void)
 {
     const char *f = getenv("GP_TEST_FILTER");
     if (f && *f) cmocka_set_test_filter(f);
+}
+
+int gpt_temp_dir_make(char *dir, size_t len, const char *prefix)
+{
+    snprintf(dir, len, "/tmp/%s_XXXXXX", prefix);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+int gpt_temp_dir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[512];
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            remove(p);
+        }
+    if (d) closedir(d);
+    return rmdir(dir);
+}
+
+unsigned char *gpt_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = gpt_malloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
 }

@@ -106,6 +106,16 @@ void *gpt_poisoned_buffer(gp_context *ctx, size_t bytes);
                      gp_status_string(want));                                                      \
     } while (0)
 
+/* Scratch directories for the file suites: a fresh /tmp/<prefix>_XXXXXX
+ * into dir (0, or -1 when it cannot be made); removing one removes the files
+ * in it first (rmdir's result). */
+int gpt_temp_dir_make(char *dir, size_t len, const char *prefix);
+int gpt_temp_dir_remove(const char *dir);
+
+/* A whole file, gpt_malloc'd with a spare byte past its *len bytes; NULL
+ * when it cannot be opened. */
+unsigned char *gpt_read_file(const char *path, size_t *len);
+
 const char *gpt_dtype_name(gp_dtype dtype);
 const char *gpt_backend_name(const gp_context *ctx);
 

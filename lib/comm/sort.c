@@ -65,39 +65,19 @@ static gp_status check_args(gp_context *ctx, const sort_args *a)
     const size_t vs = a->value_size;
     size_t ks, kbytes, vbytes = 0;
     gp_status s;
-    if (!gpi_valid_dtype(a->dtype))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", fn, (int)a->dtype);
-    if (a->order != GP_SORT_ASCENDING && a->order != GP_SORT_DESCENDING)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown sort order %d", fn, (int)a->order);
+    if ((s = gpi_sort_key_check(ctx, fn, a->dtype, a->order, a->begin_bit, a->end_bit))) return s;
     ks = gp_dtype_size(a->dtype);
-    if (a->begin_bit < 0 || a->end_bit < a->begin_bit || (size_t)a->end_bit > 8 * ks)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: bit range [%d, %d) is not within [0, %zu)", fn,
-                         a->begin_bit, a->end_bit, 8 * ks);
     if (gpi_mul_size(a->n, ks, &kbytes) || gpi_mul_size(a->n, vs ? vs : 1, &vbytes))
         return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu elements overflow a byte count", fn, a->n);
-    if ((s = gpi_check_buffer(ctx, a->keys_in, kbytes, "keys_in"))) return s;
-    if ((s = gpi_check_buffer(ctx, a->keys_out, kbytes, "keys_out"))) return s;
-    if (a->keys_in != a->keys_out && gpi_overlap(a->keys_in, kbytes, a->keys_out, kbytes))
-        return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: keys_in and keys_out overlap (only equal is allowed)", fn);
-    if (a->n && (((uintptr_t)a->keys_in | (uintptr_t)a->keys_out) % ks))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: keys not aligned to the %zu-byte key", fn, ks);
+    if ((s = gpi_sort_keys_buffers_check(ctx, fn, a->keys_in, a->keys_out, a->n, ks, kbytes))) return s;
     if (!vs) return GP_SUCCESS;
     if (vs != 4 && vs != 8)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: value_size %zu (4 or 8 bytes)", fn, vs);
     if (!a->values_in && vs != 8 && a->n)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT,
                          "%s: values_in NULL (global indices) needs value_size 8, not %zu", fn, vs);
-    if (a->values_in && (s = gpi_check_buffer(ctx, a->values_in, vbytes, "values_in"))) return s;
-    if ((s = gpi_check_buffer(ctx, a->values_out, vbytes, "values_out"))) return s;
-    if (a->values_in && a->values_in != a->values_out && gpi_overlap(a->values_in, vbytes, a->values_out, vbytes))
-        return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: values_in and values_out overlap (only equal is allowed)", fn);
-    if (gpi_overlap(a->values_out, vbytes, a->keys_out, kbytes) || gpi_overlap(a->values_out, vbytes, a->keys_in, kbytes) ||
-        (a->values_in && (gpi_overlap(a->values_in, vbytes, a->keys_out, kbytes) ||
-                          gpi_overlap(a->values_in, vbytes, a->keys_in, kbytes))))
-        return gpi_error(ctx, GP_ERROR_OVERLAP, "%s: keys and values overlap", fn);
-    if (a->n && (((uintptr_t)a->values_in | (uintptr_t)a->values_out) % vs))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: values not aligned to %zu bytes", fn, vs);
-    return GP_SUCCESS;
+    return gpi_sort_values_buffers_check(ctx, fn, a->keys_in, a->keys_out, kbytes, a->values_in, a->values_out, a->n,
+                                         vs, vbytes);
 }
 
 /* Needles a round proposes: (p - 1) boundaries x (FANOUT - 1), the row
@@ -350,29 +330,14 @@ static gp_status dist_sort(gp_comm *comm, sort_args *a)
     return s;
 }
 
-gp_status gp_dist_sort_keys(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
-                            void *keys_out, size_t n, int begin_bit, int end_bit)
+/* Both public calls: keys only with value_size 0 and no values. */
+static gp_status dist_sort_call(gp_comm *comm, const char *fn, gp_dtype key_dtype, gp_sort_order order,
+                                const void *keys_in, void *keys_out, size_t value_size, const void *values_in,
+                                void *values_out, size_t n, int begin_bit, int end_bit)
 {
     sort_args a;
     memset(&a, 0, sizeof a);
-    a.fn = "gp_dist_sort_keys";
-    a.dtype = key_dtype;
-    a.order = order;
-    a.keys_in = keys_in;
-    a.keys_out = keys_out;
-    a.n = n;
-    a.begin_bit = begin_bit;
-    a.end_bit = end_bit;
-    return dist_sort(comm, &a);
-}
-
-gp_status gp_dist_sort_pairs(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
-                             void *keys_out, size_t value_size, const void *values_in, void *values_out, size_t n,
-                             int begin_bit, int end_bit)
-{
-    sort_args a;
-    memset(&a, 0, sizeof a);
-    a.fn = "gp_dist_sort_pairs";
+    a.fn = fn;
     a.dtype = key_dtype;
     a.order = order;
     a.keys_in = keys_in;
@@ -384,4 +349,19 @@ gp_status gp_dist_sort_pairs(gp_comm *comm, gp_dtype key_dtype, gp_sort_order or
     a.begin_bit = begin_bit;
     a.end_bit = end_bit;
     return dist_sort(comm, &a);
+}
+
+gp_status gp_dist_sort_keys(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
+                            void *keys_out, size_t n, int begin_bit, int end_bit)
+{
+    return dist_sort_call(comm, "gp_dist_sort_keys", key_dtype, order, keys_in, keys_out, 0, NULL, NULL, n,
+                          begin_bit, end_bit);
+}
+
+gp_status gp_dist_sort_pairs(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
+                             void *keys_out, size_t value_size, const void *values_in, void *values_out, size_t n,
+                             int begin_bit, int end_bit)
+{
+    return dist_sort_call(comm, "gp_dist_sort_pairs", key_dtype, order, keys_in, keys_out, value_size, values_in,
+                          values_out, n, begin_bit, end_bit);
 }

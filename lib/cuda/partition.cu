@@ -20,6 +20,7 @@
  * the context's page-locked buffer after a synchronization. */
 #include "permute_internal.h"
 #include "block_scan.cuh"
+#include "flags.cuh"
 #include "lookback.cuh"
 
 #include <cuda_runtime.h>
@@ -105,34 +106,7 @@ partition_count_kernel(const F *f1, const F *f2, long long n, bool vec, unsigned
 }
 
 /* ---- the partition kernel ---------------------------------------------------------------- */
-/* The flags of the VI elements from e, as a bit mask. fvec: the flags of a
- * vector sit at an address aligned to their total size (one load). */
-template <typename F, int VI>
-__device__ __forceinline__ unsigned flag_bits(const F *flags, long long e, long long n, bool full, bool fvec)
-{
-    unsigned m = 0;
-    if (full && fvec) {
-        if constexpr (sizeof(F) == 1 && VI == 4) {
-            const uint32_t w = nonzero_bytes(*reinterpret_cast<const uint32_t *>(flags + e));
-            m = (w >> 7 & 1u) | (w >> 14 & 2u) | (w >> 21 & 4u) | (w >> 28 & 8u);
-        } else if constexpr (sizeof(F) == 1 && VI == 2) {
-            const uint16_t w = *reinterpret_cast<const uint16_t *>(flags + e);
-            m = ((w & 0xffu) ? 1u : 0u) | ((w >> 8) ? 2u : 0u);
-        } else if constexpr (sizeof(F) == 4 && VI == 4) {
-            const int4 w = *reinterpret_cast<const int4 *>(flags + e);
-            m = (w.x ? 1u : 0u) | (w.y ? 2u : 0u) | (w.z ? 4u : 0u) | (w.w ? 8u : 0u);
-        } else {
-            static_assert(sizeof(F) == 4 && VI == 2, "flag vector shapes");
-            const int2 w = *reinterpret_cast<const int2 *>(flags + e);
-            m = (w.x ? 1u : 0u) | (w.y ? 2u : 0u);
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < VI; j++)
-            if (e + j < n && flags[e + j]) m |= 1u << j;
-    }
-    return m;
-}
+using gpi::flag_mask;
 
 template <typename W>
 struct partition_shape {
@@ -162,8 +136,8 @@ partition_kernel(const W *in, const F *f1, const F *f2, long long n, bool vec, b
 #pragma unroll
     for (int k = 0; k < VEC; k++) {
         const long long e = base + ((long long)k * THREADS + t) * VI;
-        m0[k] = flag_bits<F, VI>(f1, e, n, full, fvec);
-        m1[k] = THREE ? flag_bits<F, VI>(f2, e, n, full, fvec) & ~m0[k] : 0u;
+        m0[k] = flag_mask<F, VI>(f1, e, n, full, fvec);
+        m1[k] = THREE ? flag_mask<F, VI>(f2, e, n, full, fvec) & ~m0[k] : 0u;
         c0[k] = (C)__popc(m0[k]);
         c1[k] = (C)__popc(m1[k]);
         before1[k] = 0;
