@@ -3,7 +3,10 @@
 # and what .ci/run runs. CPU tests always run; GPU cases run when a CUDA
 # device is present and are reported as SKIPPED otherwise (set
 # GP_TEST_REQUIRE_GPU=1 to make a missing GPU a failure).
-# Then builds the `sanitize` preset (AddressSanitizer + UndefinedBehavior-
+# Then builds the library again without CUDA (build-nocuda/: nvcc hidden
+# from CMake, so the automatic fallback is what is tested), runs its tests
+# and checks its install (GP_SKIP_NOCUDA=1 leaves this part out); and builds
+# the `sanitize` preset (AddressSanitizer + UndefinedBehavior-
 # Sanitizer on the C code, build-sanitize/) and runs its CPU tests at full
 # size (about half a minute on 2 cores; GP_TEST_QUICK=1 shrinks them,
 # GP_SKIP_SANITIZE=1 leaves this part out).
@@ -38,6 +41,24 @@ fi
 
 echo "== install, packaging and examples"
 scripts/check-install.sh "$BUILD"
+
+if [ "${GP_SKIP_NOCUDA:-0}" != 1 ]; then
+    # The PATH without any folder that holds an nvcc, and no CUDACXX: what
+    # a machine without the CUDA toolkit looks like to CMake.
+    echo "== build without CUDA: nvcc hidden from CMake (build-nocuda; tests at GP_TEST_QUICK size)"
+    T0=$SECONDS
+    NOCUDA_PATH=$(echo "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/nvcc" ] || printf '%s\n' "$d"; done | paste -sd:)
+    mkdir -p build-nocuda
+    env -u CUDACXX PATH="$NOCUDA_PATH" cmake -S . -B build-nocuda "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DGPUPRIM_BUILD_BENCH=OFF -DGPUPRIM_BUILD_DEMOS=OFF ${CMAKE_ARGS:-} >build-nocuda/configure.log ||
+        { cat build-nocuda/configure.log; echo "NOCUDA: FAILED (configure)"; exit 1; }
+    grep -q "gpuprim: CUDA not found" build-nocuda/configure.log ||
+        { cat build-nocuda/configure.log; echo "NOCUDA: FAILED (CMake found a CUDA compiler with nvcc hidden)"; exit 1; }
+    env PATH="$NOCUDA_PATH" cmake --build build-nocuda -j "$JOBS"
+    GP_TEST_QUICK=1 ctest --test-dir build-nocuda -j "$JOBS" --output-on-failure
+    scripts/check-install.sh build-nocuda
+    echo "NOCUDA: PASSED (CPU backend only: configured, built, tested, installed; $((SECONDS - T0)) s)"
+fi
 
 if [ "${GP_SKIP_SANITIZE:-0}" != 1 ]; then
     echo "== sanitize preset: ASan + UBSan build and CPU tests (build-sanitize)"

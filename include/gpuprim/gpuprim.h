@@ -57,7 +57,7 @@ extern "C" {
 
 /* ---- version ------------------------------------------------------------ */
 #define GP_VERSION_MAJOR 0
-#define GP_VERSION_MINOR 4
+#define GP_VERSION_MINOR 5
 #define GP_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH, as zstd does. */
 #define GP_VERSION_NUMBER (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)

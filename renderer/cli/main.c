@@ -8,6 +8,7 @@
 
 #include "options.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,35 @@ static int failed(const char *what, gp_status s, const gp_context *ctx)
 
 typedef cli_options options;
 static const options *g_opts; /* for the progress line of --check */
+
+/* A line about the run (backend, file written, reference timing); --quiet
+ * leaves these out and keeps only verdicts, timings and errors. */
+static void note(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    if (g_opts && g_opts->quiet) return;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+}
+
+/* Whether this renderer's build has the CUDA backend (renderer/CMakeLists.txt). */
+#ifndef GP_RENDERER_HAVE_CUDA
+#define GP_RENDERER_HAVE_CUDA 1
+#endif
+
+static int print_version(void)
+{
+    int ndev = 0;
+    printf("renderer %s\n", GP_VERSION_STRING);
+    printf("libgpuprim %s (built against %s)\n", gp_version_string(), GP_VERSION_STRING);
+    /* The render library has no version call: it is released with libgpuprim, same version. */
+    printf("libgpuprim-render %s (released with libgpuprim)\n", GP_VERSION_STRING);
+    gp_cuda_device_count(&ndev);
+    if (GP_RENDERER_HAVE_CUDA) printf("CUDA backend: built in, %d device(s) found\n", ndev);
+    else printf("CUDA backend: not in this build (built without a CUDA compiler): CPU only\n");
+    return 0;
+}
 
 /* ---- progress: a line on stderr, updated in place, for long CPU work ----------
  * Only when stderr is a terminal and not --quiet, and only once the work has
@@ -158,7 +188,7 @@ static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, in
     progress_line pl;
     gp_progress_fn fn = progress_start(&pl, g_opts, "check: reference render");
     gp_scene_count(scene, &count);
-    fprintf(stderr, "check: reference render (one thread, %zu circles, %dx%d)...\n", count, w, h);
+    note(stderr, "check: reference render (one thread, %zu circles, %dx%d)...\n", count, w, h);
     if (!ref || !want) {
         fprintf(stderr, "renderer: out of memory for the reference image\n");
     } else if ((s = gp_render_reference_progress(scene, w, h, ref, fn, &pl)) ||
@@ -167,7 +197,7 @@ static int check_rgb8(const gp_scene *scene, const unsigned char *rgb, int w, in
         failed("the reference render", s, NULL);
     } else {
         progress_end(&pl);
-        fprintf(stderr, "check: reference took %.3f s\n", now_s() - t0);
+        note(stderr, "check: reference took %.3f s\n", now_s() - t0);
         if (frame >= 0) snprintf(what, sizeof what, "check frame %ld", frame);
         else snprintf(what, sizeof what, "check");
         rc = compare_rgb8(want, rgb, w, h, what);
@@ -214,7 +244,8 @@ static int run_dist(const options *o)
     gp_cuda_device_count(&ndev);
     if (b == GP_BACKEND_AUTO) b = ndev > 0 ? GP_BACKEND_CUDA : GP_BACKEND_CPU;
     if (b == GP_BACKEND_CUDA && n > ndev) {
-        fprintf(stderr, "renderer: --gpus %d, but this machine has %d CUDA device(s)\n", n, ndev);
+        fprintf(stderr, "renderer: --gpus %d, but this machine has %d CUDA device(s)%s\n", n, ndev,
+                GP_RENDERER_HAVE_CUDA ? "" : " (this build has no CUDA)");
         return 1;
     }
     for (r = 0; r < n && !s; r++) s = gp_context_create(&ctx[r], b, b == GP_BACKEND_CUDA ? r : 0);
@@ -228,7 +259,8 @@ static int run_dist(const options *o)
         rc = failed("gp_comm_init_all", s, ctx[0]);
         goto done;
     }
-    printf("backend: %s, %d ranks (bands of tile rows, gathered on rank 0)\n", b == GP_BACKEND_CUDA ? "cuda" : "cpu", n);
+    note(stdout, "backend: %s, %d ranks (bands of tile rows, gathered on rank 0)\n", b == GP_BACKEND_CUDA ? "cuda" : "cpu",
+         n);
     if ((rc = open_scene(o, &scene))) goto done;
     for (r = 0; r < n; r++)
         if ((s = gp_dist_renderer_create(&d.dr[r], comm[r], w, h))) {
@@ -280,7 +312,8 @@ static int run_dist(const options *o)
             rc = 1;
             goto done;
         }
-        if (!o->bench) printf("rendered %dx%d on %d ranks in %.3f ms -> %s\n", w, h, n, 1e3 * (render_s + gather_s), path);
+        if (!o->bench)
+            note(stdout, "rendered %dx%d on %d ranks in %.3f ms -> %s\n", w, h, n, 1e3 * (render_s + gather_s), path);
     }
     if (o->check && check_rgb8(scene, d.rgb, w, h, -1)) rc = 1;
     if (o->reference && check_file(o->reference, d.rgb, w, h)) rc = 1;
@@ -310,8 +343,9 @@ static int run(const options *o)
     const int w = o->width, h = o->height;
 
     if ((s = gp_context_create(&ctx, o->backend, 0))) {
-        fprintf(stderr, "renderer: cannot create a %s context: %s\n",
-                o->backend == GP_BACKEND_CUDA ? "CUDA" : "renderer", gp_status_string(s));
+        fprintf(stderr, "renderer: cannot create a %s context: %s%s\n",
+                o->backend == GP_BACKEND_CUDA ? "CUDA" : "renderer", gp_status_string(s),
+                s == GP_ERROR_NO_DEVICE && !GP_RENDERER_HAVE_CUDA ? " (this build has no CUDA)" : "");
         return 1;
     }
     gp_context_get_backend(ctx, &used);
@@ -319,7 +353,7 @@ static int run(const options *o)
         rc = failed("gp_context_set_cpu_threads", s, ctx);
         goto done;
     }
-    printf("backend: %s\n", used == GP_BACKEND_CUDA ? "cuda" : "cpu");
+    note(stdout, "backend: %s\n", used == GP_BACKEND_CUDA ? "cuda" : "cpu");
 
     if ((rc = open_scene(o, &scene))) goto done;
     if (o->output) {
@@ -409,7 +443,7 @@ static int run(const options *o)
             goto done;
         }
         /* said only once the file is in place */
-        printf("rendered %dx%d in %.3f ms -> %s\n", w, h, 1e3 * t0, path);
+        note(stdout, "rendered %dx%d in %.3f ms -> %s\n", w, h, 1e3 * t0, path);
         if (o->check && check_rgb8(scene, rgb, w, h, o->have_frames ? f : -1)) rc = 1;
         if (o->reference && check_file(o->reference, rgb, w, h)) rc = 1;
     }
@@ -437,6 +471,10 @@ int main(int argc, char **argv)
         free(err);
         cli_usage(stdout);
         return 0;
+    }
+    if (rc == CLI_VERSION) {
+        free(err);
+        return print_version();
     }
     if (rc == CLI_BAD) {
         fprintf(stderr, "renderer: %s\n(run 'renderer --help' for the options)\n", err);

@@ -39,8 +39,10 @@ void cli_usage(FILE *f)
             "  --bench N           time N frames (clear + advance + render, synchronized)\n"
             "                      after 40 ms of warm-up frames; print the mean\n"
             "                      milliseconds per frame\n"
-            "  --quiet             no progress line (shown on a terminal for CPU renders and\n"
-            "                      --check references that take more than 2 seconds)\n"
+            "  --quiet             print only the --check / --reference verdicts, the --bench\n"
+            "                      timings and errors (no progress line, which is otherwise\n"
+            "                      shown on a terminal for renders that take over 2 seconds)\n"
+            "  --version           the versions of libgpuprim and libgpuprim-render\n"
             "  --help              this text\n");
 }
 
@@ -90,6 +92,8 @@ int cli_parse_args(int argc, char **argv, cli_options *o, char *err, size_t errl
         long n;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             return CLI_HELP;
+        } else if (!strcmp(a, "--version")) {
+            return CLI_VERSION;
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
             continue;

@@ -17,7 +17,7 @@ typedef struct cli_options {
     gp_backend backend;
     long threads;
     int check;
-    int quiet; /* --quiet: no progress line */
+    int quiet; /* --quiet: print nothing but the verdicts and timings asked for, and errors */
     long bench;
     long gpus; /* ranks: 1 = one context; N = gp_dist_renderer over N GPUs (or N CPU ranks) */
 } cli_options;
@@ -26,11 +26,13 @@ typedef struct cli_options {
 enum {
     CLI_RUN = 0,  /* *o holds the options: render */
     CLI_HELP = 1, /* --help or -h: print cli_usage(stdout) and exit 0 */
-    CLI_BAD = 2   /* a wrong argument: the message is in err; exit 2 */
+    CLI_BAD = 2,  /* a wrong argument: the message is in err; exit 2 */
+    CLI_VERSION = 3 /* --version: print the library versions and exit 0 */
 };
 
 /* Parse argv[1..argc-1] into *o (argv[0] is the program name). Arguments
- * are read left to right and the first --help or wrong argument decides.
+ * are read left to right and the first --help, --version or wrong argument
+ * decides.
  * On CLI_BAD, err (when errlen > 0) receives the NUL-terminated message,
  * truncated to errlen bytes; cli_error_length() tells how much room the
  * longest message for these arguments needs. */

@@ -3,7 +3,7 @@
  *
  * The input is an argument line: words separated by spaces or newlines (a
  * NUL byte also ends a word); argv[0] is "renderer". The parser must
- * answer CLI_RUN, CLI_HELP or CLI_BAD; on CLI_BAD a non-empty message that
+ * answer CLI_RUN, CLI_HELP, CLI_VERSION or CLI_BAD; on CLI_BAD a non-empty message that
  * fits the room cli_error_length() asks for, and the same message cut short
  * in a tiny buffer; on CLI_RUN options inside their documented ranges. The
  * answer must not depend on the error buffer. Built by tests/fuzz/CMakeLists.txt
@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(err);
     memset(err, 'X', errlen);
     rc = cli_parse_args(argc, argv, &o, err, errlen);
-    CHECK(rc == CLI_RUN || rc == CLI_HELP || rc == CLI_BAD);
+    CHECK(rc == CLI_RUN || rc == CLI_HELP || rc == CLI_BAD || rc == CLI_VERSION);
     CHECK(memchr(err, '\0', errlen) != NULL);
     if (rc == CLI_BAD) {
         size_t len = strlen(err);
@@ -90,6 +90,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int found = 0;
         for (i = 1; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) found = 1;
+        CHECK(found);
+    }
+    if (rc == CLI_VERSION) {
+        int found = 0;
+        for (i = 1; i < argc; i++)
+            if (!strcmp(argv[i], "--version")) found = 1;
         CHECK(found);
     }
     if (rc == CLI_RUN) {
