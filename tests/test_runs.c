@@ -427,7 +427,7 @@ static void runs_bad_arguments(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
     const size_t n = 64;
-    char *a = gpt_poisoned_buffer(ctx, n * 8 * 4);
+    char *a = gpt_poisoned_buffer(ctx, n * 8 * 4 + 8); /* + 8: vo + 4 below stays inside */
     char *k = a, *v = a + n * 8, *ko = a + 2 * n * 8, *vo = a + 3 * n * 8;
     uint64_t *l = gpt_poisoned_buffer(ctx, n * 8);
     size_t count = 777;
@@ -478,7 +478,7 @@ static void runs_bad_arguments(void **state)
     }
 #undef BAD
     assert_int_equal(count, 777);
-    gpt_expect_untouched(ctx, a, n * 8 * 4);
+    gpt_expect_untouched(ctx, a, n * 8 * 4 + 8);
     gpt_expect_untouched(ctx, l, n * 8);
 
     /* n == 0: a count of 0, any pointers */
