@@ -162,3 +162,9 @@ gp_status gpi_cuda_add_u64(gp_context *ctx, uint64_t *p, size_t count, uint64_t 
 {
     return absent(ctx, "add_u64");
 }
+
+gp_status gpi_cuda_dist_images(gp_context *ctx, gp_dtype key_dtype, int descending, const void *keys, size_t n,
+                               int begin_bit, int end_bit, uint64_t *out)
+{
+    return absent(ctx, "dist_images");
+}
