@@ -1,5 +1,5 @@
 /* comm/nccl.c - the transport of CUDA ranks: NCCL, loaded with dlopen the
- * first time it is needed, so that libgpuprim.so.0 carries no dependency on
+ * first time it is needed, so that libgpuprim.so carries no dependency on
  * it. Communicators are made non-blocking (config.blocking = 0): every NCCL
  * call returns at once and is completed by polling ncclCommGetAsyncError,
  * and stream work is waited for by polling cudaStreamQuery, both against
