@@ -241,6 +241,124 @@ GP_API gp_status gp_dist_sort_pairs(gp_comm *comm, gp_dtype key_dtype, gp_sort_o
                                     void *keys_out, size_t value_size, const void *values_in, void *values_out,
                                     size_t n, int begin_bit, int end_bit);
 
+/* ---- distributed histograms ------------------------------------------------------
+ * gp_histogram_even / gp_histogram_range (histogram.h) over the global
+ * array: each rank histograms its own samples (any n, 0 allowed) and every
+ * rank ends with the GLOBAL counts in its `counts` (bins counters of
+ * count_dtype, memory of its context). The same rules as the one-context
+ * calls: the bin formula, samples outside the range and NaNs not counted,
+ * counts OVERWRITTEN (every bin written, never read; to accumulate over
+ * calls, histogram into separate counts), GP_UINT32 counts need the global
+ * n <= 2^32 - 1 (else GP_ERROR_SIZE_OVERFLOW on every rank). Counts are
+ * exact integers: equal to the one-context call on the concatenated shards
+ * on every rank, CPU and CUDA alike. dtype, count_dtype and bins must
+ * agree across ranks, and for even bins the bounds (their bits); for
+ * range bins every rank passes the same boundaries (the caller's promise,
+ * not checked: a check would cost a pass and a synchronization).
+ * counts may not overlap samples (or boundaries).
+ * How: the local histogram into the communicator's scratch, then an
+ * all-reduce: a reduce-scatter of p slices of the bins (one group of
+ * point-to-point transfers), each rank sums its slice's p partial counts,
+ * and an all-gather of the sums (a second group) into counts. Each rank
+ * sends and receives 2 (p - 1) / p x bins counters. Scratch kept by the
+ * communicator: about 3 x bins counters. Synchronizes (the verdicts);
+ * the last transfers into counts are queued on the context's stream. */
+GP_API gp_status gp_dist_histogram_even(gp_comm *comm, gp_dtype dtype, const void *samples, size_t n,
+                                        const void *lower_host, const void *upper_host, size_t bins,
+                                        gp_dtype count_dtype, void *counts);
+GP_API gp_status gp_dist_histogram_range(gp_comm *comm, gp_dtype dtype, const void *samples, size_t n,
+                                         const void *boundaries, size_t bins, gp_dtype count_dtype, void *counts);
+
+/* ---- distributed group-by: reduce-by-key and unique --------------------------------
+ * The keys need not be sorted anywhere. Equal keys of the WHOLE global
+ * array form one group (equality as gp_reduce_by_key's: integers by bits,
+ * floats with ==, so -0.0 and +0.0 are one group and every NaN key is a
+ * group of its own). On return the ranks hold the groups in ascending key
+ * order (gp_sort's order), rank after rank: rank r's results are entries
+ * [count->offset, count->offset + count->local) of the global result of
+ * count->total groups, and every group is on exactly one rank. Each
+ * group's key is its smallest in gp_sort's order, bit for bit (-0.0 when
+ * the group holds one). The result equals sorting the concatenated shards
+ * (gp_sort_pairs, stable) then gp_reduce_by_key / gp_unique, except as
+ * stated for float sums below.
+ *
+ * gp_dist_reduce_by_key: for each group, its key into keys_out, the
+ * reduction by `op` of all its values into values_out (value_dtype may
+ * differ from key_dtype), and, when lengths_out is not NULL, the number of
+ * its elements (uint64) into lengths_out. Reductions:
+ *   integer SUM (wrapping), MIN and MAX: exactly the one-context result
+ *     (MIN and MAX skip NaN values; of a group whose values are all NaN:
+ *     the identity). One exception: where a group mixes -0.0 and +0.0
+ *     KEYS, which of equal -0.0 and +0.0 VALUES MIN or MAX returns may
+ *     differ from the one-context call.
+ *   float SUM: each rank first adds its own values of the group left to
+ *     right in its input order (gp_reduce_by_key's sum); those partial sums
+ *     are then added left to right in rank order. So the bits depend on
+ *     the group's values, their order, and how the shard boundaries split
+ *     them among ranks; not on the run, the backend, or where the group
+ *     lands. A group whose values all lie on one rank has exactly the
+ *     one-context bits (p = 1 always does).
+ * gp_dist_unique: the distinct keys of `in` (each group's key once) into
+ * out.
+ * Capacity: keys_out, values_out, lengths_out (and out) have room for
+ * `capacity` entries on their rank (any capacity, 0 allowed; ranks may
+ * differ). A rank receives at most about U / p + p + 1 groups' partials for
+ * U locally distinct keys in all (more only where one key image holds
+ * many NaN groups), so a capacity of that suits balanced use; the result
+ * counts are exchanged before anything is written, and when any rank's
+ * count exceeds its capacity every rank fails (that rank
+ * GP_ERROR_INVALID_ARGUMENT, the others GP_ERROR_COMM naming it) with no
+ * output touched. Outputs may overlap no input and no other output.
+ * *count (not NULL) receives this rank's count, offset and the total.
+ * Key dtype, value dtype and operator must agree across ranks; whether
+ * lengths are asked for is each rank's own choice.
+ * How: a stable local sort by key and a local reduce-by-key (or unique) of
+ * the shard; key-range splitters by a distributed bisection on key images
+ * (at most ceil(w / 4) + 1 small all-gathers for w-bit keys, each of
+ * 15(p-1) + 2 counts a rank), so every copy of a key goes to one rank; one
+ * all-to-all exchange of the aggregated entries (a second one for the
+ * lengths); a stable local sort of the p received runs and the final
+ * reduce-by-key; one small exchange of the counts; a copy out. Skew is
+ * harmless to the exchange: a key crosses the links at most once per rank
+ * that holds it, however many times it occurs. Scratch kept by the
+ * communicator: about n x (2 x key + value + 16) bytes plus, for the r
+ * entries received, r x 2 x (key + value + 8) bytes. Synchronizes (the
+ * counts come to the host); the final copy into the outputs is queued on
+ * the context's stream. */
+GP_API gp_status gp_dist_reduce_by_key(gp_comm *comm, gp_dtype key_dtype, gp_dtype value_dtype, gp_op op,
+                                       const void *keys_in, const void *values_in, size_t n, void *keys_out,
+                                       void *values_out, uint64_t *lengths_out, size_t capacity,
+                                       gp_dist_count *count);
+GP_API gp_status gp_dist_unique(gp_comm *comm, gp_dtype dtype, const void *in, size_t n, void *out,
+                                size_t capacity, gp_dist_count *count);
+
+/* ---- distributed top-k -----------------------------------------------------------
+ * gp_top_k (search.h) over the global array: the first k keys of a stable
+ * sort of the concatenated shards in `order` (ascending: the k smallest,
+ * NaNs last; descending: the k largest, NaNs first; of equal keys the
+ * lower GLOBAL index first). EVERY rank receives the same k keys in its
+ * keys_out (room for k) and, with value_size 4 or 8, the same k values in
+ * values_out: the chosen keys' values_in entries (each rank passes the
+ * values of its own shard), or, with values_in NULL, their GLOBAL indices
+ * as uint32 (value_size 4, the global n <= 2^32, else
+ * GP_ERROR_SIZE_OVERFLOW on every rank) or uint64 (value_size 8). The
+ * result equals gp_top_k on the concatenated shards bit for bit.
+ * 1 <= k <= the global n (shards of any size, 0 allowed; k above the
+ * global n is GP_ERROR_INVALID_ARGUMENT on every rank). Key dtype, order,
+ * value_size and k must agree across ranks, and so must the values' form
+ * on the ranks that hold keys (an empty shard's values_in is not looked
+ * at). No output may overlap an input, nor keys_out values_out.
+ * How: gp_top_k on each shard (min(k, n) candidates), an all-gather of the
+ * candidates (one group of point-to-point transfers: each rank sends its
+ * candidates to every rank), and gp_top_k over the at most p x k
+ * candidates on every rank. Scratch kept by the communicator: about
+ * (p + 1) x k x (key + 8) bytes. Synchronizes (the verdicts); a failure in
+ * the final selection is reported by every rank, outputs then
+ * unspecified. */
+GP_API gp_status gp_dist_top_k(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
+                               size_t n, size_t k, void *keys_out, size_t value_size, const void *values_in,
+                               void *values_out);
+
 /* ---- building blocks for layered libraries ----------------------------------
  * Collective calls for a library that adds its own distributed operations
  * on gpuprim communicators (gpuprim's distributed renderer is one): they

@@ -107,6 +107,11 @@ typedef enum gpi_dist_op {
     GPI_DIST_SHUFFLE,
     GPI_DIST_SHUFFLE_COUNTS,
     GPI_DIST_SORT,
+    GPI_DIST_HISTOGRAM_EVEN,
+    GPI_DIST_HISTOGRAM_RANGE,
+    GPI_DIST_REDUCE_BY_KEY,
+    GPI_DIST_UNIQUE,
+    GPI_DIST_TOP_K,
     GPI_DIST_OP_COUNT
 } gpi_dist_op;
 
@@ -189,6 +194,61 @@ gp_status gpi_nccl_init_rank(gp_comm *comm, const gp_comm_id *id);
 void gpi_nccl_destroy(gp_comm *comm);
 gp_status gpi_nccl_allgather(gp_comm *comm, const void *mine, const gpi_backend_part *part, size_t bytes, void *all);
 gp_status gpi_nccl_p2p(gp_comm *comm, const gpi_p2p *ops, int nops, gpi_p2p_mode mode);
+
+/* ---- shared by the histogram, group-by, unique and top-k (dist_util.c) ---------- */
+/* Like gpi_comm_scratch, but the first `keep` bytes survive a growth (moved
+ * to the new block): a call that learns its receive size only after the
+ * verdicts grows the scratch behind what it already holds there. */
+gp_status gpi_comm_scratch_keep(gp_comm *comm, size_t keep, size_t bytes, void **ptr);
+
+/* A verdict round inside a call, after the first exchange: every rank
+ * passes its status so far; GP_SUCCESS on every rank when all passed
+ * GP_SUCCESS, else every rank fails (its own status, or GP_ERROR_COMM
+ * naming the first rank that failed, `what` saying where). `row`: host
+ * room for comm->size uint64. */
+gp_status gpi_dist_agree_step(gp_comm *comm, const char *fn, const char *what, gp_status mine, uint64_t *row);
+
+/* A status from a one-context call made on this rank's behalf: its detail,
+ * which names the one-context call `single`, is renamed to `fn`. */
+gp_status gpi_dist_relabel(gp_context *ctx, gp_status s, const char *single, const char *fn);
+
+/* Round up to 256 bytes: the scratch regions' alignment. */
+static inline size_t gpi_round256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+/* ---- key-range splitters (splitters.c) --------------------------------------------
+ * For calls that must send every copy of a key to ONE rank (group-by,
+ * unique): rank d receives the keys whose search image lies in
+ * [v_d, v_{d+1}), v_0 = 0 and v_p past every image, where v_b is the image
+ * of the element at global position floor(b * total / p) of the ranks'
+ * images merged (each rank's ascending). A rank then receives at most
+ * total / p + (the copies of one image) + 1 elements. Found by the sort's
+ * multiway bisection on image values (16-way, at most ceil(w / 4) rounds
+ * for w-bit images, plus one for the final counts), every rank computing
+ * the same count matrix. */
+typedef struct gpi_key_split {
+    uint64_t *needles, *positions; /* backend: slots and 2 x slots uint64 */
+    void *host;                    /* one block for the host arrays below */
+    uint64_t *row, *rows, *cand, *lo, *hi, *bound, *lower;
+    unsigned *m;
+} gpi_key_split;
+
+/* Backend bytes the splitters need (256-byte multiples) for size ranks. */
+size_t gpi_key_split_backend_bytes(int size);
+/* Host arrays and the backend regions (from `backend`, of the size above). */
+gp_status gpi_key_split_init(gp_comm *comm, const char *fn, gpi_key_split *sp, void *backend);
+void gpi_key_split_free(gpi_key_split *sp);
+/* matrix[q * p + d]: the elements rank q sends rank d, from the `n`
+ * ascending images of this rank (backend memory) and the ranks' `total`.
+ * maxv: the largest image; no_start: an image no range may start at (its
+ * elements then join the range of the image just below, for keys that
+ * are equal with distinct images: +0.0 after -0.0), 0 for none. `local`:
+ * this rank's status so far, reported to all at the first round. */
+gp_status gpi_key_split_run(gp_comm *comm, const char *fn, gpi_key_split *sp, const uint64_t *images, size_t n,
+                            uint64_t total, uint64_t maxv, uint64_t no_start, gp_status local, uint64_t *matrix);
+
+/* Search images (gp_sort's ascending key order over all bits) of n keys
+ * in backend memory, as uint64 into `out` (backend). */
+gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, const void *keys, size_t n, uint64_t *out);
 
 /* ---- the all-to-all exchange (shuffle.c), shared with the sort (sort.c) -------- */
 /* Move grouped data: counts[q * size + d] elements go from rank q to rank

@@ -24,6 +24,11 @@ static const struct {
     [GPI_DIST_SHUFFLE] = {"gp_dist_shuffle", {"element size", "value size", "argument 3"}},
     [GPI_DIST_SHUFFLE_COUNTS] = {"gp_dist_shuffle_counts", {"argument 1", "argument 2", "argument 3"}},
     [GPI_DIST_SORT] = {"gp_dist_sort", {"key dtype", "sort order", "bit range (begin * 256 + end)"}},
+    [GPI_DIST_HISTOGRAM_EVEN] = {"gp_dist_histogram_even", {"dtype", "count dtype", "argument 3"}},
+    [GPI_DIST_HISTOGRAM_RANGE] = {"gp_dist_histogram_range", {"dtype", "count dtype", "argument 3"}},
+    [GPI_DIST_REDUCE_BY_KEY] = {"gp_dist_reduce_by_key", {"key dtype", "value dtype", "operator"}},
+    [GPI_DIST_UNIQUE] = {"gp_dist_unique", {"dtype", "argument 2", "argument 3"}},
+    [GPI_DIST_TOP_K] = {"gp_dist_top_k", {"key dtype", "sort order", "value size"}},
 };
 
 /* What a record's op says, for messages. */

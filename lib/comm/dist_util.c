@@ -1,0 +1,77 @@
+/* comm/dist_util.c - small pieces the histogram, group-by, unique and top-k
+ * share: a scratch that grows behind what it holds, a verdict round inside
+ * a call, and renaming a one-context call's error detail. */
+#include "comm_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+gp_status gpi_comm_scratch_keep(gp_comm *comm, size_t keep, size_t bytes, void **ptr)
+{
+    void *p = NULL;
+    gp_status s;
+    if (bytes <= comm->scratch_bytes || keep == 0) return gpi_comm_scratch(comm, bytes, ptr);
+    if ((s = gp_malloc(comm->ctx, &p, bytes))) return s;
+    if ((s = gpi_copy(comm->ctx, p, comm->scratch, keep, 2)) || (s = gp_context_synchronize(comm->ctx))) {
+        gp_free(comm->ctx, p);
+        return s;
+    }
+    gp_free(comm->ctx, comm->scratch);
+    comm->scratch = p;
+    comm->scratch_bytes = bytes;
+    *ptr = p;
+    return GP_SUCCESS;
+}
+
+gp_status gpi_dist_agree_step(gp_comm *comm, const char *fn, const char *what, gp_status mine, uint64_t *row)
+{
+    const uint64_t me = (uint64_t)mine;
+    gp_status s;
+    int q;
+    if ((s = gpi_comm_allgather(comm, &me, NULL, sizeof me, row))) return s;
+    if (mine) return mine; /* its detail is on this rank's context */
+    for (q = 0; q < comm->size; q++)
+        if (row[q])
+            return gpi_error(comm->ctx, GP_ERROR_COMM, "%s: rank %d failed (%s) %s", fn, q,
+                             gp_status_string((gp_status)row[q]), what);
+    return GP_SUCCESS;
+}
+
+gp_status gpi_dist_relabel(gp_context *ctx, gp_status s, const char *single, const char *fn)
+{
+    char msg[sizeof ctx->last_error];
+    const char *detail = gp_context_last_error(ctx);
+    size_t len = strlen(single);
+    if (s == GP_SUCCESS) return s;
+    if (strncmp(detail, single, len) == 0 && detail[len] == ':') {
+        snprintf(msg, sizeof msg, "%s%s", fn, detail + len);
+        return gpi_error(ctx, s, "%s", msg);
+    }
+    snprintf(msg, sizeof msg, "%s", detail);
+    return gpi_error(ctx, s, "%s: %s", fn, msg[0] ? msg : gp_status_string(s));
+}
+
+gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, const void *keys, size_t n, uint64_t *out)
+{
+    const int bits = (int)(8 * gp_dtype_size(dtype));
+    size_t i;
+    if (n == 0) return GP_SUCCESS;
+    if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_dist_images(ctx, dtype, 0, keys, n, 0, bits, out);
+    for (i = 0; i < n; i++) {
+        const unsigned char *k = (const unsigned char *)keys + i * (size_t)(bits / 8);
+        uint64_t img;
+        if (bits == 32) {
+            uint32_t b;
+            memcpy(&b, k, 4);
+            if (dtype == GP_INT32) b ^= 0x80000000u;
+            else if (dtype == GP_FLOAT32) b = gpi_f32_image(b);
+            img = b;
+        } else {
+            memcpy(&img, k, 8);
+            if (dtype == GP_INT64) img ^= (uint64_t)1 << 63;
+            else if (dtype == GP_FLOAT64) img = gpi_f64_image(img);
+        }
+        out[i] = img;
+    }
+    return GP_SUCCESS;
+}

@@ -1,0 +1,386 @@
+/* test_dist_group_by.c - gp_dist_reduce_by_key and gp_dist_unique against
+ * the one-context result (gp_sort_pairs then gp_reduce_by_key, gp_sort_keys
+ * then gp_unique on the concatenated shards), bit for bit: CPU ranks at 1,
+ * 2, 3, 4 and 8 ranks (CUDA ranks at 1 and every GPU), every key dtype,
+ * several value dtypes, every operator, with and without lengths; shards
+ * even, random, all on one rank, empty at both ends; keys random, few
+ * distinct, all equal, special floats (both zeros, NaNs), 90% one value,
+ * sorted, reverse sorted. Float values are small integers, so their sums
+ * are exact in any order and must match bit for bit. Outputs are poisoned
+ * past each rank's count. Then the failures: a rank rejecting its
+ * arguments, a capacity too small, ranks that disagree. */
+#include "dist_world.h"
+#include "keys_util.h"
+
+#include <gpuprim/runs.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DIST_NINETY = GPK_NDISTS, DIST_SORTED, DIST_REVERSED, NDISTS };
+
+typedef struct gb_job {
+    world *w;
+    int unique, lengths;
+    gp_dtype kd, vd;
+    gp_op op;
+    int bad_rank;   /* passes a NULL keys_in with n > 0, or -1 */
+    int other_op;   /* a rank that passes another operator, or -1 */
+    void *kin[MAX_RANKS], *vin[MAX_RANKS], *kout[MAX_RANKS], *vout[MAX_RANKS], *lout[MAX_RANKS];
+    size_t n[MAX_RANKS], cap[MAX_RANKS];
+    gp_dist_count count[MAX_RANKS];
+    gp_status st[MAX_RANKS];
+} gb_job;
+
+static gp_status gb_rank(gp_comm *c, void *p)
+{
+    gb_job *j = (gb_job *)p;
+    int r = rank_of(c);
+    const void *kin = r == j->bad_rank ? NULL : j->kin[r];
+    if (j->unique) return j->st[r] = gp_dist_unique(c, j->kd, kin, j->n[r], j->kout[r], j->cap[r], &j->count[r]);
+    return j->st[r] = gp_dist_reduce_by_key(c, j->kd, j->vd, r == j->other_op ? GP_OP_MAX : j->op, kin, j->vin[r],
+                                            j->n[r], j->kout[r], j->vout[r],
+                                            j->lengths ? (uint64_t *)j->lout[r] : NULL, j->cap[r], &j->count[r]);
+}
+
+static gp_context *ref;
+
+static gp_context *cpu_ref(void)
+{
+    if (!ref && gp_context_create(&ref, GP_BACKEND_CPU, 0)) fail_msg("CPU reference context");
+    return ref;
+}
+
+static void fill_keys(gp_dtype d, void *k, size_t n, int dist)
+{
+    const size_t es = gp_dtype_size(d);
+    size_t i;
+    if (dist < GPK_NDISTS) {
+        gpk_fill(d, k, n, dist);
+        return;
+    }
+    gpt_fill_random(d, k, n, 50);
+    if (dist == DIST_NINETY) {
+        for (i = 1; i < n; i++)
+            if (gpt_uniform() < 0.9) memcpy((char *)k + i * es, k, es);
+        return;
+    }
+    if (n) GPT_OK(cpu_ref(), gp_sort_keys(cpu_ref(), d, dist == DIST_SORTED ? GP_SORT_ASCENDING : GP_SORT_DESCENDING,
+                                          k, k, n, 0, (int)(8 * es)));
+}
+
+/* Small integers in any value dtype: sums are exact in every order. */
+static void fill_values(gp_dtype d, void *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const int x = (int)(gpt_rand64() % 201) - 100;
+        switch (d) {
+        case GP_UINT32: ((uint32_t *)v)[i] = (uint32_t)x; break;
+        case GP_INT32: ((int32_t *)v)[i] = x; break;
+        case GP_UINT64: ((uint64_t *)v)[i] = (uint64_t)(int64_t)x; break;
+        case GP_INT64: ((int64_t *)v)[i] = x; break;
+        case GP_FLOAT32: ((float *)v)[i] = (float)x; break;
+        default: ((double *)v)[i] = (double)x; break;
+        }
+    }
+}
+
+typedef struct want {
+    unsigned char *k, *v;
+    uint64_t *l;
+    size_t groups;
+} want;
+
+/* The one-context result over the concatenated shards. */
+static void reference(const gb_job *j, const void *keys, const void *vals, size_t total, want *w)
+{
+    const size_t ks = gp_dtype_size(j->kd), vs = j->unique ? 0 : gp_dtype_size(j->vd);
+    gp_context *c = cpu_ref();
+    w->k = gpt_malloc(total * ks + 8);
+    w->v = gpt_malloc(total * 8 + 8);
+    w->l = (uint64_t *)gpt_malloc(total * 8 + 8);
+    w->groups = 0;
+    if (!total) return;
+    if (j->unique) {
+        GPT_OK(c, gp_sort_keys(c, j->kd, GP_SORT_ASCENDING, keys, w->k, total, 0, (int)(8 * ks)));
+        GPT_OK(c, gp_unique(c, j->kd, w->k, total, w->k, &w->groups));
+        return;
+    }
+    GPT_OK(c, gp_sort_pairs(c, j->kd, GP_SORT_ASCENDING, keys, w->k, vs, vals, w->v, total, 0, (int)(8 * ks)));
+    GPT_OK(c, gp_reduce_by_key(c, j->kd, j->vd, j->op, w->k, w->v, total, w->k, w->v, w->l, &w->groups));
+}
+
+static void free_want(want *w) { free(w->k), free(w->v), free(w->l); }
+
+static void alloc_outputs(gb_job *j, size_t extra)
+{
+    const size_t ks = gp_dtype_size(j->kd), vs = j->unique ? 0 : gp_dtype_size(j->vd);
+    int r;
+    for (r = 0; r < j->w->n; r++) {
+        j->cap[r] = j->n[r] + extra;
+        j->kout[r] = j->cap[r] ? gpt_poisoned_buffer(j->w->ctx[r], j->cap[r] * ks) : NULL;
+        j->vout[r] = vs && j->cap[r] ? gpt_poisoned_buffer(j->w->ctx[r], j->cap[r] * vs) : NULL;
+        j->lout[r] = j->lengths && j->cap[r] ? gpt_poisoned_buffer(j->w->ctx[r], j->cap[r] * 8) : NULL;
+    }
+}
+
+static void free_job(gb_job *j)
+{
+    int r;
+    for (r = 0; r < j->w->n; r++) {
+        gpt_buffer_free(j->w->ctx[r], j->kin[r]);
+        gpt_buffer_free(j->w->ctx[r], j->vin[r]);
+        gpt_buffer_free(j->w->ctx[r], j->kout[r]);
+        gpt_buffer_free(j->w->ctx[r], j->vout[r]);
+        gpt_buffer_free(j->w->ctx[r], j->lout[r]);
+    }
+}
+
+/* Compare rank r's result (and the poison past it) with want's entries. */
+static void expect_rank(gb_job *j, int r, const want *w, const char *what)
+{
+    const size_t ks = gp_dtype_size(j->kd), vs = j->unique ? 0 : gp_dtype_size(j->vd), c = j->count[r].local;
+    const size_t off = (size_t)j->count[r].offset, cap = j->cap[r];
+    unsigned char *got = gpt_malloc(cap * 8 + 8);
+    if (j->count[r].total != w->groups || off + c > w->groups)
+        fail_msg("%s: rank %d: count %zu at %zu of %llu, want %zu groups", what, r, c, off,
+                 (unsigned long long)j->count[r].total, w->groups);
+    if (cap) {
+        gpt_buffer_to(j->w->ctx[r], got, j->kout[r], cap * ks);
+        if (memcmp(got, w->k + off * ks, c * ks)) fail_msg("%s: rank %d: keys differ", what, r);
+        gpt_expect_poison(got, c * ks, cap * ks, what);
+        if (vs) {
+            gpt_buffer_to(j->w->ctx[r], got, j->vout[r], cap * vs);
+            if (memcmp(got, w->v + off * vs, c * vs)) fail_msg("%s: rank %d: values differ", what, r);
+            gpt_expect_poison(got, c * vs, cap * vs, what);
+        }
+        if (j->lengths) {
+            gpt_buffer_to(j->w->ctx[r], got, j->lout[r], cap * 8);
+            if (memcmp(got, w->l + off, c * 8)) fail_msg("%s: rank %d: lengths differ", what, r);
+            gpt_expect_poison(got, c * 8, cap * 8, what);
+        }
+    }
+    free(got);
+}
+
+static void check_group_by(world *wd, int unique, gp_dtype kd, gp_dtype vd, gp_op op, int lengths, int dist,
+                           int pattern, size_t total)
+{
+    const size_t ks = gp_dtype_size(kd), vs = unique ? 0 : gp_dtype_size(vd);
+    unsigned char *keys = gpt_malloc(total * ks + 8), *vals = gpt_malloc(total * 8 + 8);
+    char what[160];
+    gb_job j;
+    job view;
+    want w;
+    size_t off = 0;
+    int r;
+    memset(&j, 0, sizeof j);
+    memset(&view, 0, sizeof view);
+    j.w = view.w = wd;
+    j.unique = unique;
+    j.lengths = lengths;
+    j.kd = kd;
+    j.vd = vd;
+    j.op = op;
+    j.bad_rank = j.other_op = -1;
+    split(total, wd->n, pattern, j.n);
+    memcpy(view.n, j.n, sizeof j.n);
+    fill_keys(kd, keys, total, dist);
+    if (vs) fill_values(vd, vals, total);
+    scatter(&view, j.kin, keys, ks);
+    if (vs) scatter(&view, j.vin, vals, vs);
+    /* room for every group a rank can get: its shard's, plus the straddle */
+    alloc_outputs(&j, total + 2);
+    snprintf(what, sizeof what, "%s %d ranks %s/%s op %d len %d dist %d split %d n %zu",
+             unique ? "unique" : "reduce_by_key", wd->n, gpt_dtype_name(kd), unique ? "-" : gpt_dtype_name(vd), op,
+             lengths, dist, pattern, total);
+    {
+        gp_status s = gp_comm_run(wd->comm, wd->n, gb_rank, &j);
+        for (r = 0; r < wd->n; r++)
+            if (j.st[r])
+                fail_msg("%s: rank %d: %s [%s]", what, r, gp_status_string(j.st[r]), gp_context_last_error(wd->ctx[r]));
+        assert_int_equal(s, GP_SUCCESS);
+    }
+    reference(&j, keys, vals, total, &w);
+    for (r = 0; r < wd->n; r++) {
+        if (j.count[r].offset != off) fail_msg("%s: rank %d offset %llu, want %zu", what, r,
+                                               (unsigned long long)j.count[r].offset, off);
+        off += j.count[r].local;
+        expect_rank(&j, r, &w, what);
+    }
+    if (off != w.groups) fail_msg("%s: %zu groups in all, want %zu", what, off, w.groups);
+    free_want(&w);
+    free_job(&j);
+    free(keys), free(vals);
+}
+
+static const gp_dtype value_dtypes[] = {GP_INT32, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
+static const gp_op ops[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
+
+static void group_by_matches_one_context(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    static const size_t totals[] = {0, 1, 37, 2001};
+    int counts[8], nc = rank_counts(b, counts), ci, di, dist, ti;
+    for (ci = 0; ci < nc; ci++) {
+        world w;
+        make_world(&w, b, counts[ci], 0);
+        for (di = 0; di < (int)COUNT(gpk_dtypes); di++)
+            for (dist = 0; dist < NDISTS; dist++)
+                for (ti = 0; ti < (int)COUNT(totals); ti++) {
+                    const int pick = di + dist + ti + ci;
+                    check_group_by(&w, 0, gpk_dtypes[di], value_dtypes[pick % 4], ops[pick % 3], pick % 2, dist,
+                                   pick % 4, totals[ti]);
+                    check_group_by(&w, 1, gpk_dtypes[di], GP_INT32, GP_OP_SUM, 0, dist, (pick + 1) % 4, totals[ti]);
+                }
+        free_world(&w);
+    }
+}
+
+/* Larger inputs: many bisection rounds, groups straddling every shard. */
+static void larger_group_bys(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    int counts[8], nc = rank_counts(b, counts), ci;
+    for (ci = 0; ci < nc; ci++) {
+        world w;
+        if (counts[ci] < 2 && nc > 1) continue;
+        make_world(&w, b, counts[ci], 0);
+        check_group_by(&w, 0, GP_UINT64, GP_INT64, GP_OP_SUM, 1, GPK_RANDOM, 1, 100003);
+        check_group_by(&w, 0, GP_FLOAT32, GP_FLOAT64, GP_OP_SUM, 1, GPK_SPECIAL, 0, 65537);
+        check_group_by(&w, 0, GP_INT32, GP_FLOAT32, GP_OP_MIN, 0, DIST_NINETY, 2, 50001);
+        check_group_by(&w, 1, GP_FLOAT64, GP_INT32, GP_OP_SUM, 0, GPK_FEW_DISTINCT, 3, 40000);
+        check_group_by(&w, 1, GP_UINT32, GP_INT32, GP_OP_SUM, 0, GPK_ALL_EQUAL, 0, 30000);
+        check_group_by(&w, 1, GP_INT64, GP_INT32, GP_OP_SUM, 0, DIST_REVERSED, 1, 30011);
+        free_world(&w);
+    }
+}
+
+/* Small random shards with room for everything, for the failures. */
+static void make_failing_job(gb_job *j, world *w, int unique)
+{
+    int r;
+    memset(j, 0, sizeof *j);
+    j->w = w;
+    j->unique = unique;
+    j->lengths = 1;
+    j->kd = GP_INT32;
+    j->vd = GP_INT64;
+    j->op = GP_OP_SUM;
+    j->bad_rank = j->other_op = -1;
+    for (r = 0; r < w->n; r++) {
+        int32_t k[16];
+        int64_t v[16];
+        j->n[r] = 5 + (size_t)r;
+        gpt_fill_random(GP_INT32, k, j->n[r], 1000000);
+        gpt_fill_random(GP_INT64, v, j->n[r], 100);
+        j->kin[r] = gpt_buffer_from(w->ctx[r], k, j->n[r] * 4);
+        j->vin[r] = gpt_buffer_from(w->ctx[r], v, j->n[r] * 8);
+    }
+    alloc_outputs(j, 100);
+}
+
+static void expect_all_failed_untouched(gb_job *j, int first_rank, gp_status first)
+{
+    int r;
+    for (r = 0; r < j->w->n; r++) {
+        if (first_rank < 0 || r == first_rank) assert_int_equal(j->st[r], first);
+        else assert_int_equal(j->st[r], GP_ERROR_COMM);
+        gpt_expect_untouched(j->w->ctx[r], j->kout[r], j->cap[r] * 4);
+        if (!j->unique) gpt_expect_untouched(j->w->ctx[r], j->vout[r], j->cap[r] * 8);
+        gpt_expect_untouched(j->w->ctx[r], j->lout[r], j->cap[r] * 8);
+    }
+}
+
+static void a_rank_rejects_its_arguments(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    int counts[8], nc = rank_counts(b, counts), ci, unique;
+    for (ci = 0; ci < nc; ci++)
+        for (unique = 0; unique < 2; unique++) {
+            world w;
+            gb_job j;
+            make_world(&w, b, counts[ci], 0);
+            make_failing_job(&j, &w, unique);
+            j.bad_rank = w.n - 1;
+            assert_int_not_equal(gp_comm_run(w.comm, w.n, gb_rank, &j), GP_SUCCESS);
+            if (!strstr(gp_context_last_error(w.ctx[w.n - 1]), unique ? "in" : "keys_in"))
+                fail_msg("detail: %s", gp_context_last_error(w.ctx[w.n - 1]));
+            expect_all_failed_untouched(&j, j.bad_rank, GP_ERROR_INVALID_ARGUMENT);
+            j.bad_rank = -1; /* the communicator stays usable */
+            assert_int_equal(gp_comm_run(w.comm, w.n, gb_rank, &j), GP_SUCCESS);
+            free_job(&j);
+            free_world(&w);
+        }
+}
+
+/* The rank with the most groups gets a capacity one short: every rank
+ * fails before writing, that one with INVALID_ARGUMENT. */
+static void a_capacity_too_small(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    int counts[8], nc = rank_counts(b, counts), ci, unique;
+    for (ci = 0; ci < nc; ci++)
+        for (unique = 0; unique < 2; unique++) {
+            world w;
+            gb_job j;
+            int r, most = 0;
+            make_world(&w, b, counts[ci], 0);
+            make_failing_job(&j, &w, unique);
+            assert_int_equal(gp_comm_run(w.comm, w.n, gb_rank, &j), GP_SUCCESS);
+            for (r = 0; r < w.n; r++)
+                if (j.count[r].local > j.count[most].local) most = r;
+            assert_true(j.count[most].local > 0);
+            for (r = 0; r < w.n; r++) { /* fresh poison, the same buffers */
+                gpt_buffer_free(w.ctx[r], j.kout[r]);
+                gpt_buffer_free(w.ctx[r], j.vout[r]);
+                gpt_buffer_free(w.ctx[r], j.lout[r]);
+            }
+            alloc_outputs(&j, 100);
+            j.cap[most] = (size_t)j.count[most].local - 1;
+            assert_int_not_equal(gp_comm_run(w.comm, w.n, gb_rank, &j), GP_SUCCESS);
+            if (!strstr(gp_context_last_error(w.ctx[most]), "capacity"))
+                fail_msg("detail: %s", gp_context_last_error(w.ctx[most]));
+            expect_all_failed_untouched(&j, most, GP_ERROR_INVALID_ARGUMENT);
+            free_job(&j);
+            free_world(&w);
+        }
+}
+
+static void ranks_disagree_on_the_operator(void **state)
+{
+    gp_backend b = backend_of(gpt_ctx(state));
+    int counts[8], nc = rank_counts(b, counts), ci;
+    for (ci = 0; ci < nc; ci++) {
+        world w;
+        gb_job j;
+        if (counts[ci] < 2) continue;
+        make_world(&w, b, counts[ci], 0);
+        make_failing_job(&j, &w, 0);
+        j.other_op = 1;
+        assert_int_not_equal(gp_comm_run(w.comm, w.n, gb_rank, &j), GP_SUCCESS);
+        if (!strstr(gp_context_last_error(w.ctx[0]), "operator"))
+            fail_msg("detail: %s", gp_context_last_error(w.ctx[0]));
+        expect_all_failed_untouched(&j, -1, GP_ERROR_INVALID_ARGUMENT);
+        free_job(&j);
+        free_world(&w);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        GPT_TEST_BOTH(group_by_matches_one_context),
+        GPT_TEST_BOTH(larger_group_bys),
+        GPT_TEST_BOTH(a_rank_rejects_its_arguments),
+        GPT_TEST_BOTH(a_capacity_too_small),
+        GPT_TEST_BOTH(ranks_disagree_on_the_operator),
+    };
+    int failed;
+    gpt_seed_once();
+    failed = cmocka_run_group_tests(tests, NULL, NULL);
+    gp_context_destroy(ref);
+    return failed;
+}
