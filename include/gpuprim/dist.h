@@ -43,7 +43,7 @@
  *   - Errors carry detail in gp_context_last_error of the rank's context.
  *
  * NCCL is loaded at run time (dlopen), the first time a CUDA communicator
- * is made: libgpuprim.so.0 does not depend on it, and everything else works
+ * is made: libgpuprim.so does not depend on it, and everything else works
  * where it is absent. Where it is looked for, in order: the file named by
  * the environment variable GP_NCCL_LIBRARY; "libnccl.so.2" through the
  * dynamic loader (LD_LIBRARY_PATH, the ld.so cache); the copy gpuprim was
