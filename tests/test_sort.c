@@ -15,10 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum dist { RANDOM, FEW_DISTINCT, ALL_EQUAL, SORTED, REVERSED, SPECIAL, NDISTS };
+/* The reference test loops over the first NDISTS; LOW_BYTE and HIGH_BYTE
+ * (only the lowest or highest byte of the key's bits varies: most digit
+ * passes see one digit, which a radix sort may skip) only in the backend
+ * tests. */
+enum dist { RANDOM, FEW_DISTINCT, ALL_EQUAL, SORTED, REVERSED, SPECIAL, NDISTS, LOW_BYTE = NDISTS, HIGH_BYTE };
 static const char *dist_name(int d)
 {
-    static const char *names[] = {"random", "few-distinct", "all-equal", "sorted", "reversed", "special"};
+    static const char *names[] = {"random", "few-distinct", "all-equal", "sorted", "reversed", "special",
+                                  "low-byte", "high-byte"};
     return names[d];
 }
 
@@ -74,6 +79,16 @@ static void fill_keys(gp_dtype d, void *k, size_t n, int dist)
             }
         }
         break;
+    case LOW_BYTE:
+    case HIGH_BYTE: { /* one constant, then a random byte at the bottom or top of the bits */
+        const uint64_t c = gpt_rand64() & (dist == LOW_BYTE ? ~0xffull : ~(0xffull << (8 * es - 8)));
+        for (i = 0; i < n; i++) {
+            const uint64_t r = gpt_rand64() & 0xff, v = c | (dist == LOW_BYTE ? r : r << (8 * es - 8));
+            if (es == 4) ((uint32_t *)k)[i] = (uint32_t)v;
+            else ((uint64_t *)k)[i] = v;
+        }
+        break;
+    }
     default: /* SPECIAL: floats from the list between random ones; integers at the extremes */
         for (i = 0; i < n; i++) {
             uint64_t r = gpt_rand64();
@@ -243,6 +258,42 @@ static void sort_matches_reference(void **state)
         }
 }
 
+/* Sizes around the tiles of a radix sort (2816, 3072 and 4096 keys: gpuprim's
+ * own CUDA sort, GP_CUDA_SORT=own, by key and value size) and past 2^20,
+ * key distributions whose digit passes are mostly constant (skipped), in
+ * place and out of place, every value form. The large sizes on CUDA only. */
+static void sort_tile_edges(void **state)
+{
+    static const size_t sizes[] = {2815, 2816, 2817, 3071, 3072, 3073, 4095, 4096, 4097, 8191, 8193, 12289,
+                                   (1u << 20) + 7, 3000017};
+    gp_context *ctx = gpt_ctx(state);
+    size_t di, si;
+    gpt_seed_once();
+    for (di = 0; di < COUNT(gpk_dtypes); di++)
+        for (si = 0; si < COUNT(sizes); si++) {
+            const gp_dtype d = gpk_dtypes[di];
+            const int w = (int)(8 * gp_dtype_size(d));
+            const size_t n = sizes[si];
+            int vals;
+            if (n > 100000 && !gpt_on_cuda(ctx)) continue;
+            for (vals = 0; vals < NVALS; vals++) {
+                if (n > 100000 && (vals == VALUES8 || vals == INDICES4)) continue; /* the large ones: fewer forms */
+                run_sort(ctx, d, n, RANDOM, vals & 1, 0, w, vals, 0);
+                run_sort(ctx, d, n, LOW_BYTE, 0, 0, w, vals, vals & 1);  /* one active pass: in place, odd */
+                run_sort(ctx, d, n, HIGH_BYTE, 1, 0, w, vals, !(vals & 1));
+            }
+            run_sort(ctx, d, n, ALL_EQUAL, 0, 0, w, INDICES4, 0);   /* no active pass: copy, indices */
+            run_sort(ctx, d, n, ALL_EQUAL, 1, 0, w, VALUES8, 1);    /* no active pass, in place */
+            run_sort(ctx, d, n, FEW_DISTINCT, 0, 0, w, VALUES4, 1); /* in place, one active pass */
+            run_sort(ctx, d, n, SPECIAL, 1, 0, w, INDICES8, 1);
+            run_sort(ctx, d, n, SPECIAL, 0, 0, w, KEYS_ONLY, 1);
+            run_sort(ctx, d, n, RANDOM, 0, 0, 16, VALUES4, 0);         /* 2 passes */
+            run_sort(ctx, d, n, RANDOM, 1, 5, 17, INDICES4, 1);        /* 2 passes, the last 4 bits wide */
+            run_sort(ctx, d, n, RANDOM, 0, w - 9, w, KEYS_ONLY, 1);    /* 2 passes, odd offset */
+            run_sort(ctx, d, n, SPECIAL, 0, w - 1, w, VALUES8, 0);     /* the sign bit alone */
+        }
+}
+
 /* ---- (3) bad arguments ------------------------------------------------------- */
 static void sort_bad_arguments(void **state)
 {
@@ -305,6 +356,7 @@ int main(void)
         cmocka_unit_test(reference_matches_qsort),
         cmocka_unit_test(reference_partial_bits),
         GPT_TEST_BOTH(sort_matches_reference),
+        GPT_TEST_BOTH(sort_tile_edges),
         GPT_TEST_BOTH(sort_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,13 @@
 /* sort: gp_sort_keys / gp_sort_pairs against cub::DeviceRadixSort's
- * (in, out) form with preallocated temp storage, same input, same bits. */
+ * (in, out) form with preallocated temp storage, same input, same bits.
+ * gp_sort runs on CUB by default and on gpuprim's own onesweep sort when
+ * the process starts with GP_CUDA_SORT=own (the library reads it once):
+ * run the group both ways, e.g. `GP_CUDA_SORT=own bench_prims --only sort`;
+ * each row's note says which sort gp_sort used. */
 #include <cub/device/device_radix_sort.cuh>
+
+#include <cstdlib>
+#include <cstring>
 
 #include "../harness.cuh"
 
@@ -48,7 +55,10 @@ static void sort_row(size_t n, int end_bit, bool pairs, const char *what)
     time_pair(
         r, pairs ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys", [&](long) { ours(); },
         [&](long) { cub_sort(temp.p); });
-    r.note = strf("bits [0,%d); GB/s counts one read + one write of keys%s", end_bit, pairs ? " and values" : "");
+    const char *mode = std::getenv("GP_CUDA_SORT");
+    const bool own = mode && std::strcmp(mode, "own") == 0;
+    r.note = strf("gp_sort on %s; bits [0,%d); GB/s counts one read + one write of keys%s",
+                  own ? "its own onesweep (GP_CUDA_SORT=own)" : "CUB", end_bit, pairs ? " and values" : "");
     add_row(r);
 }
 
@@ -59,6 +69,8 @@ static void run_sort()
     sort_row<uint32_t>(n28, 16, false, "u32 keys 16 bits");
     sort_row<uint32_t>(n28, 32, true, "u32+u32 pairs");
     sort_row<uint64_t>(n26, 64, false, "u64 keys");
+    sort_row<uint32_t>(size_t(1) << 20, 32, false, "u32 keys"); /* launch-bound sizes */
+    sort_row<uint32_t>(size_t(1) << 16, 32, false, "u32 keys");
 }
 
 BENCH_GROUP("sort", 80, run_sort);

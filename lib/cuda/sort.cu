@@ -10,8 +10,13 @@
  *     with a second buffer from the workspace (CUB's DoubleBuffer form);
  *   - begin_bit == end_bit copies; n past 2^32 uses 64-bit offsets.
  * Out of place with integer keys calls CUB's (in, out) form directly: its
- * first pass reads the input, so no copy is made. */
+ * first pass reads the input, so no copy is made.
+ *
+ * With GP_CUDA_SORT=own in the environment (read once), gpuprim's own
+ * onesweep sort (radix_sort.cu) runs instead, for up to
+ * gpi_radix_max_keys() keys and a non-empty bit range; CUB otherwise. */
 #include "internal.h"
+#include "radix/radix_sort.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -183,8 +188,14 @@ cudaError_t double_buffer_typed(gp_dtype dtype, bool query, bool desc, void *key
 
 }  // namespace
 
+static bool use_own_sort(size_t n, int begin_bit, int end_bit)
+{
+    return begin_bit < end_bit && n <= gpi_radix_max_keys() && gpi_radix_selected();
+}
+
 extern "C" gp_status gpi_cuda_sort(gp_context *ctx, const gpi_sort_args *a)
 {
+    if (use_own_sort(a->n, a->begin_bit, a->end_bit)) return gpi_radix_sort(ctx, a);
     switch (a->key_dtype) {
     case GP_UINT32: return sort_values<uint32_t>(ctx, a, false);
     case GP_INT32: return sort_values<int32_t>(ctx, a, false);
@@ -209,7 +220,9 @@ extern "C" gp_status gpi_cuda_sort_scratch_bytes(gp_context *ctx, gp_dtype key_d
                                           NULL, NULL);
     else return gpi_error(ctx, GP_ERROR_INTERNAL, "gp_sort_scratch_bytes: key dtype %d", (int)key_dtype);
     if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "radix sort size query");
-    *tmp_bytes = bytes;
+    /* enough for either sort, whichever GP_CUDA_SORT picks */
+    const size_t own = gpi_radix_double_buffer_scratch(key_dtype, n);
+    *tmp_bytes = bytes > own ? bytes : own;
     return GP_SUCCESS;
 }
 
@@ -220,6 +233,8 @@ extern "C" gp_status gpi_cuda_sort_double_buffer(gp_context *ctx, gp_dtype key_d
     cudaStream_t st = (cudaStream_t)ctx->stream;
     cudaError_t e;
     int sel = 0;
+    if (use_own_sort(n, begin_bit, end_bit))
+        return gpi_radix_sort_double_buffer(ctx, key_dtype, descending, keys, alt, n, begin_bit, end_bit, tmp, in_alt);
     if (key_dtype == GP_UINT32 || key_dtype == GP_INT32)
         e = double_buffer_typed<uint32_t>(key_dtype, false, descending != 0, keys, alt, n, begin_bit, end_bit, tmp,
                                           tmp_bytes, st, &sel);
