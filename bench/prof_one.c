@@ -1,7 +1,8 @@
 /* prof_one: run one primitive at one size a few times, for profilers
  * (ncu -k regex:NAME -s 2 -c 1 prof_one scan 268435456). Public API only.
- *   prof_one scan|find_repeats|stencil|transpose N [reps]
- * Random int32 data (values in [0, 32) for find_repeats); for stencil and
+ *   prof_one scan|find_repeats|stencil|transpose|sort N [reps]
+ * Random int32 data (values in [0, 32) for find_repeats; uint32 keys, all 32
+ * bits, for sort); for stencil and
  * transpose N is the side of an N x N float matrix. */
 #include <gpuprim/gpuprim.h>
 
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
     void *in, *out;
     size_t count;
     if (n == 0 || reps < 1) {
-        fprintf(stderr, "usage: prof_one scan|find_repeats|stencil|transpose N [reps]\n");
+        fprintf(stderr, "usage: prof_one scan|find_repeats|stencil|transpose|sort N [reps]\n");
         return 2;
     }
     elems = square ? n * n : n;
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
         else if (strcmp(op, "find_repeats") == 0) check(gp_find_repeats(ctx, GP_INT32, in, n, out, &count), ctx, op);
         else if (strcmp(op, "stencil") == 0) check(gp_laplacian_2d(ctx, GP_FLOAT32, GP_BOUNDARY_CLAMP, in, out, n, n), ctx, op);
         else if (strcmp(op, "transpose") == 0) check(gp_transpose(ctx, 4, in, out, n, n), ctx, op);
+        else if (strcmp(op, "sort") == 0)
+            check(gp_sort_keys(ctx, GP_UINT32, GP_SORT_ASCENDING, in, out, n, 0, 32), ctx, op);
         else { fprintf(stderr, "unknown primitive '%s'\n", op); return 2; }
     }
     check(gp_context_synchronize(ctx), ctx, "synchronize");
