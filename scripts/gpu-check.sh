@@ -174,12 +174,26 @@ if has renderab; then
     fi
 fi
 
+# Two or more GPUs: 1 GPU against p. One GPU: every distributed call on one
+# CUDA rank against the single-context call, its communicator made both ways
+# (in one process, and through a unique id).
 if has benchdist; then
-    if [ -x "$BUILD/bench/bench_dist" ] && [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+    NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+    if [ ! -x "$BUILD/bench/bench_dist" ]; then
+        note "bench_dist: not run (not built: needs NCCL's header)"
+    elif [ "$NGPU" -ge 2 ]; then
         "$BUILD/bench/bench_dist" --csv "$OUT/bench_dist.csv" >"$OUT/bench_dist.txt" 2>&1
         note "bench_dist: rc=$? (bench_dist.txt, bench_dist.csv)"
+    elif [ "$NGPU" -eq 1 ]; then
+        for how in init_all unique_id; do
+            via=; [ "$how" = unique_id ] && via=--via-id
+            log=$OUT/bench_dist_one_rank_$how
+            "$BUILD/bench/bench_dist" --ranks 1 ${via:+"$via"} --csv "$log.csv" >"$log.txt" 2>&1
+            rc=$?
+            note "bench_dist --ranks 1 ($how): rc=$rc (bench_dist_one_rank_$how.txt, .csv); $(grep -h '^within' "$log.txt")"
+        done
     else
-        note "bench_dist: not run (needs 2 GPUs and NCCL)"
+        note "bench_dist: not run (no GPU)"
     fi
 fi
 

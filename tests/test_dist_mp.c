@@ -4,9 +4,13 @@
  * --seed S`); each child builds the same global arrays from the seed, runs
  * the distributed calls on its shard and checks its part against the CPU
  * reference, and exits 0 when all agree; mismatched calls and an injected
- * check failure on one rank fail every rank. Also: a rank whose peer never
- * comes gives up with GP_ERROR_TIMEOUT instead of hanging. Needs two GPUs
- * (skipped otherwise; GP_TEST_REQUIRE_MULTI_GPU=1 makes that a failure). */
+ * check failure on one rank fail every rank; the all-to-all calls (sort,
+ * shuffle, reduce-by-key, unique) are checked against the single-context
+ * calls on the whole array. Also: a rank whose peer never comes gives up
+ * with GP_ERROR_TIMEOUT instead of hanging. Multi-process communicators are
+ * CUDA only (NCCL), one GPU a process: one rank alone needs one GPU, the
+ * other cases two (skipped otherwise; GP_TEST_REQUIRE_MULTI_GPU=1 makes that
+ * a failure). */
 #include "test_util.h"
 
 #include "internal.h"
@@ -49,6 +53,196 @@ static void shard(size_t total, int rank, int ranks, size_t *first, size_t *n)
     for (q = 0; q < rank; q++) before += total * ((size_t)q + 1) / weight;
     *first = before;
     *n = rank == ranks - 1 ? total - before : total * ((size_t)rank + 1) / weight;
+}
+
+/* Up to four device buffers of `bytes` each (NULL entries skipped); 0 when one fails. */
+static int alloc_all(gp_context *ctx, size_t bytes, void **p0, void **p1, void **p2, void **p3)
+{
+    void **ps[4] = {p0, p1, p2, p3};
+    int i;
+    for (i = 0; i < 4; i++)
+        if (ps[i] && gp_malloc(ctx, ps[i], bytes) != GP_SUCCESS) return 0;
+    return 1;
+}
+
+static void free_all(gp_context *ctx, void *p0, void *p1, void *p2, void *p3)
+{
+    gp_free(ctx, p0), gp_free(ctx, p1), gp_free(ctx, p2), gp_free(ctx, p3);
+}
+
+/* The ranks' (local, offset) tile [0, total) in rank order: each offset is
+ * the sum of the locals before it (an exclusive gp_dist_scan of one count a
+ * rank) and the locals add up to total (gp_dist_reduce). */
+static int check_tiling(int rank, gp_context *ctx, gp_comm *comm, void *d_scratch, const gp_dist_count *c,
+                        const char *what)
+{
+    int64_t local = (int64_t)c->local, before = -1, sum = -1;
+    CHECK(gp_upload(ctx, d_scratch, &local, 8) == GP_SUCCESS, "upload");
+    CHECK(gp_dist_scan(comm, GP_INT64, GP_OP_SUM, GP_SCAN_EXCLUSIVE, d_scratch, (int64_t *)d_scratch + 1, 1) ==
+              GP_SUCCESS, "%s: gp_dist_scan of the counts", what);
+    CHECK(gp_download(ctx, &before, (int64_t *)d_scratch + 1, 8) == GP_SUCCESS, "download");
+    CHECK(gp_dist_reduce(comm, GP_INT64, GP_OP_SUM, d_scratch, 1, &sum) == GP_SUCCESS, "%s: gp_dist_reduce", what);
+    CHECK((uint64_t)before == c->offset, "%s: offset %llu, the ranks before hold %lld", what,
+          (unsigned long long)c->offset, (long long)before);
+    CHECK((uint64_t)sum == c->total, "%s: the ranks hold %lld of %llu results", what, (long long)sum,
+          (unsigned long long)c->total);
+    return 0;
+}
+
+/* gp_dist_sort_keys (in place) and gp_dist_sort_pairs with global positions
+ * against gp_sort_keys / gp_sort_pairs of the whole array on this rank's own
+ * context. Few distinct keys: equal keys straddle every shard, so a rank
+ * that broke stability across processes shows in the positions. */
+static int check_sort(int rank, int ranks, gp_context *ctx, gp_comm *comm, uint64_t *st)
+{
+    const size_t total = 1000003;
+    size_t first, n, i;
+    int32_t *keys = malloc(total * 4), *want = malloc(total * 4), *got = malloc(total * 4);
+    uint64_t *want_pos = malloc(total * 8), *got_pos = malloc(total * 8);
+    void *d_all = NULL, *d_sorted = NULL, *d_pos = NULL, *d_shard = NULL;
+    CHECK(keys && want && got && want_pos && got_pos, "host allocation");
+    for (i = 0; i < total; i++) keys[i] = (int32_t)(mix(st) % 2001) - 1000;
+    shard(total, rank, ranks, &first, &n);
+    CHECK(alloc_all(ctx, total * 8, &d_all, &d_sorted, &d_pos, &d_shard), "gp_malloc");
+    CHECK(gp_upload(ctx, d_all, keys, total * 4) == GP_SUCCESS, "upload");
+    CHECK(gp_sort_keys(ctx, GP_INT32, GP_SORT_ASCENDING, d_all, d_sorted, total, 0, 32) == GP_SUCCESS, "gp_sort_keys");
+    CHECK(gp_download(ctx, want, d_sorted, total * 4) == GP_SUCCESS, "download");
+    CHECK(gp_sort_pairs(ctx, GP_INT32, GP_SORT_ASCENDING, d_all, d_sorted, 8, NULL, d_pos, total, 0, 32) == GP_SUCCESS,
+          "gp_sort_pairs");
+    CHECK(gp_download(ctx, want_pos, d_pos, total * 8) == GP_SUCCESS, "download");
+
+    CHECK(gp_upload(ctx, d_shard, keys + first, n * 4) == GP_SUCCESS, "upload");
+    CHECK(gp_dist_sort_keys(comm, GP_INT32, GP_SORT_ASCENDING, d_shard, d_shard, n, 0, 32) == GP_SUCCESS,
+          "gp_dist_sort_keys");
+    CHECK(gp_download(ctx, got, d_shard, n * 4) == GP_SUCCESS, "download");
+    CHECK(memcmp(got, want + first, n * 4) == 0, "gp_dist_sort_keys differs from gp_sort_keys");
+
+    memset(got, 0x5a, total * 4);
+    CHECK(gp_upload(ctx, d_shard, keys + first, n * 4) == GP_SUCCESS, "upload");
+    CHECK(gp_dist_sort_pairs(comm, GP_INT32, GP_SORT_ASCENDING, d_shard, d_sorted, 8, NULL, d_pos, n, 0, 32) ==
+              GP_SUCCESS, "gp_dist_sort_pairs");
+    CHECK(gp_download(ctx, got, d_sorted, n * 4) == GP_SUCCESS && gp_download(ctx, got_pos, d_pos, n * 8) == GP_SUCCESS,
+          "download");
+    CHECK(memcmp(got, want + first, n * 4) == 0, "gp_dist_sort_pairs: keys differ from gp_sort_pairs");
+    CHECK(memcmp(got_pos, want_pos + first, n * 8) == 0, "gp_dist_sort_pairs: global positions differ (stability)");
+    free_all(ctx, d_all, d_sorted, d_pos, d_shard);
+    free(keys), free(want), free(got), free(want_pos), free(got_pos);
+    return 0;
+}
+
+/* gp_dist_shuffle_counts and gp_dist_shuffle (per-element destinations,
+ * elements with their global index as a value) against a stable
+ * gp_sort_pairs on the destinations of the whole array: rank r must receive
+ * the run of destination r, in that order. */
+static int check_shuffle(int rank, int ranks, gp_context *ctx, gp_comm *comm, uint64_t *st)
+{
+    const size_t total = 1000003;
+    size_t first, n, i, off = 0, want_n = 0, got_n = 0, from[8], want_from[8];
+    uint32_t *dest = malloc(total * 4), *elems = malloc(total * 4), *got = malloc(total * 4);
+    uint64_t *index = malloc(total * 8), *perm = malloc(total * 8), *got_index = malloc(total * 8);
+    void *d_dest = NULL, *d_sorted = NULL, *d_perm = NULL, *d_elems = NULL, *d_index = NULL, *d_out = NULL,
+         *d_vout = NULL;
+    int q;
+    CHECK(dest && elems && got && index && perm && got_index, "host allocation");
+    for (i = 0; i < total; i++) {
+        dest[i] = (uint32_t)(mix(st) % (uint64_t)ranks);
+        elems[i] = (uint32_t)mix(st);
+        index[i] = i;
+    }
+    /* the single-context result */
+    CHECK(alloc_all(ctx, total * 8, &d_dest, &d_sorted, &d_perm, NULL), "gp_malloc");
+    CHECK(gp_upload(ctx, d_dest, dest, total * 4) == GP_SUCCESS, "upload");
+    CHECK(gp_sort_pairs(ctx, GP_UINT32, GP_SORT_ASCENDING, d_dest, d_sorted, 8, NULL, d_perm, total, 0, 32) ==
+              GP_SUCCESS, "gp_sort_pairs");
+    CHECK(gp_download(ctx, perm, d_perm, total * 8) == GP_SUCCESS, "download");
+    for (i = 0; i < total; i++) {
+        off += dest[i] < (uint32_t)rank;
+        want_n += dest[i] == (uint32_t)rank;
+    }
+    for (q = 0; q < ranks; q++) {
+        size_t f, m;
+        shard(total, q, ranks, &f, &m);
+        for (want_from[q] = 0, i = f; i < f + m; i++) want_from[q] += dest[i] == (uint32_t)rank;
+    }
+    /* distributed */
+    shard(total, rank, ranks, &first, &n);
+    CHECK(alloc_all(ctx, total * 8, &d_elems, &d_index, &d_out, &d_vout), "gp_malloc");
+    CHECK(gp_upload(ctx, d_dest, dest + first, n * 4) == GP_SUCCESS && gp_upload(ctx, d_elems, elems + first, n * 4) ==
+              GP_SUCCESS && gp_upload(ctx, d_index, index + first, n * 8) == GP_SUCCESS, "upload");
+    CHECK(gp_dist_shuffle_counts(comm, d_dest, NULL, n, &got_n, from) == GP_SUCCESS, "gp_dist_shuffle_counts");
+    CHECK(got_n == want_n, "gp_dist_shuffle_counts: %zu to receive, want %zu", got_n, want_n);
+    for (q = 0; q < ranks; q++) CHECK(from[q] == want_from[q], "gp_dist_shuffle_counts: %zu from rank %d", from[q], q);
+    got_n = 0;
+    memset(from, 0, sizeof from);
+    CHECK(gp_dist_shuffle(comm, 4, d_elems, 8, d_index, n, d_dest, NULL, d_out, d_vout, total, &got_n, from) ==
+              GP_SUCCESS, "gp_dist_shuffle");
+    CHECK(got_n == want_n, "gp_dist_shuffle: received %zu, want %zu", got_n, want_n);
+    for (q = 0; q < ranks; q++) CHECK(from[q] == want_from[q], "gp_dist_shuffle: %zu from rank %d", from[q], q);
+    CHECK(gp_download(ctx, got, d_out, got_n * 4) == GP_SUCCESS &&
+              gp_download(ctx, got_index, d_vout, got_n * 8) == GP_SUCCESS, "download");
+    for (i = 0; i < got_n; i++) {
+        CHECK(got_index[i] == perm[off + i], "gp_dist_shuffle: entry %zu came from %llu, want %llu (stability)", i,
+              (unsigned long long)got_index[i], (unsigned long long)perm[off + i]);
+        CHECK(got[i] == elems[perm[off + i]], "gp_dist_shuffle: entry %zu's element differs", i);
+    }
+    free_all(ctx, d_dest, d_sorted, d_perm, NULL);
+    free_all(ctx, d_elems, d_index, d_out, d_vout);
+    free(dest), free(elems), free(got), free(index), free(perm), free(got_index);
+    return 0;
+}
+
+/* gp_dist_reduce_by_key (int32 sums, with lengths) and gp_dist_unique
+ * against gp_sort_pairs then gp_reduce_by_key on the whole array on this
+ * rank's context; every key occurs on every rank. */
+static int check_group_by(int rank, int ranks, gp_context *ctx, gp_comm *comm, uint64_t *st)
+{
+    const size_t total = 1000003;
+    size_t first, n, i, groups = 0;
+    int32_t *keys = malloc(total * 4), *vals = malloc(total * 4), *wk = malloc(total * 4), *wv = malloc(total * 4);
+    int32_t *gk = malloc(total * 4), *gv = malloc(total * 4);
+    uint64_t *wl = malloc(total * 8), *gl = malloc(total * 8);
+    void *d_k = NULL, *d_v = NULL, *d_sk = NULL, *d_sv = NULL, *d_rk = NULL, *d_rv = NULL, *d_len = NULL;
+    gp_dist_count c;
+    CHECK(keys && vals && wk && wv && gk && gv && wl && gl, "host allocation");
+    for (i = 0; i < total; i++) {
+        keys[i] = (int32_t)(mix(st) % 3001) - 1500;
+        vals[i] = (int32_t)(mix(st) % 201) - 100;
+    }
+    CHECK(alloc_all(ctx, total * 8, &d_k, &d_v, &d_sk, &d_sv) && alloc_all(ctx, total * 8, &d_rk, &d_rv, &d_len, NULL),
+          "gp_malloc");
+    CHECK(gp_upload(ctx, d_k, keys, total * 4) == GP_SUCCESS && gp_upload(ctx, d_v, vals, total * 4) == GP_SUCCESS,
+          "upload");
+    CHECK(gp_sort_pairs(ctx, GP_INT32, GP_SORT_ASCENDING, d_k, d_sk, 4, d_v, d_sv, total, 0, 32) == GP_SUCCESS,
+          "gp_sort_pairs");
+    CHECK(gp_reduce_by_key(ctx, GP_INT32, GP_INT32, GP_OP_SUM, d_sk, d_sv, total, d_rk, d_rv, (uint64_t *)d_len,
+                           &groups) == GP_SUCCESS, "gp_reduce_by_key");
+    CHECK(gp_download(ctx, wk, d_rk, groups * 4) == GP_SUCCESS && gp_download(ctx, wv, d_rv, groups * 4) == GP_SUCCESS &&
+              gp_download(ctx, wl, d_len, groups * 8) == GP_SUCCESS, "download");
+
+    shard(total, rank, ranks, &first, &n);
+    CHECK(gp_upload(ctx, d_k, keys + first, n * 4) == GP_SUCCESS && gp_upload(ctx, d_v, vals + first, n * 4) ==
+              GP_SUCCESS, "upload");
+    CHECK(gp_dist_reduce_by_key(comm, GP_INT32, GP_INT32, GP_OP_SUM, d_k, d_v, n, d_rk, d_rv, (uint64_t *)d_len, total,
+                                &c) == GP_SUCCESS, "gp_dist_reduce_by_key");
+    CHECK(c.total == groups && c.offset + c.local <= groups, "gp_dist_reduce_by_key: %zu at %llu of %llu, want %zu groups",
+          c.local, (unsigned long long)c.offset, (unsigned long long)c.total, groups);
+    CHECK(gp_download(ctx, gk, d_rk, c.local * 4) == GP_SUCCESS && gp_download(ctx, gv, d_rv, c.local * 4) ==
+              GP_SUCCESS && gp_download(ctx, gl, d_len, c.local * 8) == GP_SUCCESS, "download");
+    CHECK(memcmp(gk, wk + c.offset, c.local * 4) == 0, "gp_dist_reduce_by_key: keys differ");
+    CHECK(memcmp(gv, wv + c.offset, c.local * 4) == 0, "gp_dist_reduce_by_key: sums differ");
+    CHECK(memcmp(gl, wl + c.offset, c.local * 8) == 0, "gp_dist_reduce_by_key: lengths differ");
+    if (check_tiling(rank, ctx, comm, d_sk, &c, "gp_dist_reduce_by_key")) return 1;
+
+    CHECK(gp_dist_unique(comm, GP_INT32, d_k, n, d_rk, total, &c) == GP_SUCCESS, "gp_dist_unique");
+    CHECK(c.total == groups && c.offset + c.local <= groups, "gp_dist_unique: %zu at %llu of %llu, want %zu", c.local,
+          (unsigned long long)c.offset, (unsigned long long)c.total, groups);
+    CHECK(gp_download(ctx, gk, d_rk, c.local * 4) == GP_SUCCESS, "download");
+    CHECK(memcmp(gk, wk + c.offset, c.local * 4) == 0, "gp_dist_unique differs");
+    if (check_tiling(rank, ctx, comm, d_sk, &c, "gp_dist_unique")) return 1;
+    free_all(ctx, d_k, d_v, d_sk, d_sv);
+    free_all(ctx, d_rk, d_rv, d_len, NULL);
+    free(keys), free(vals), free(wk), free(wv), free(gk), free(gv), free(wl), free(gl);
+    return 0;
 }
 
 static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int timeout_ms)
@@ -123,21 +317,29 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
     CHECK(gp_download(ctx, got, d_out, n * cols * 4) == GP_SUCCESS, "download");
     CHECK(memcmp(got, lap + first * cols, n * cols * 4) == 0, "gp_dist_laplacian_2d differs");
 
+    /* the all-to-all calls, against the single-context calls on this rank's context */
+    if (check_sort(rank, ranks, ctx, comm, &st) || check_shuffle(rank, ranks, ctx, comm, &st) ||
+        check_group_by(rank, ranks, ctx, comm, &st))
+        return 1;
+
     /* Faults across processes (the records travel through NCCL): rank 0
      * reduces while the others compact indices: every rank rejects the
-     * mismatch. Then the last rank's check fails (injected): it returns the
-     * injected status, the others GP_ERROR_COMM, and nobody waits for the
-     * timeout. After both, a reduce on every rank succeeds. */
+     * mismatch (with two ranks or more). Then the last rank's check fails
+     * (injected): it returns the injected status, the others GP_ERROR_COMM,
+     * and nobody waits for the timeout. After both, a reduce on every rank
+     * succeeds. */
     {
         int64_t untouched = 0x5a5a5a5a5a5a5a5aLL, r64 = untouched;
         gp_dist_count c0;
         memset(&c0, 0x5a, sizeof c0);
         cnt = c0;
-        s = rank == 0 ? gp_dist_reduce(comm, GP_INT32, GP_OP_SUM, d_in, n, &r64)
-                      : gp_dist_compact_indices(comm, d_in, GP_UINT8_FLAGS, (uint64_t *)d_out, n, &cnt);
-        CHECK(s == GP_ERROR_INVALID_ARGUMENT, "mismatched calls: %s", gp_status_string(s));
-        CHECK(strstr(gp_context_last_error(ctx), "mismatched") != NULL, "mismatch detail");
-        CHECK(r64 == untouched && memcmp(&cnt, &c0, sizeof cnt) == 0, "a mismatched call wrote its result");
+        if (ranks > 1) {
+            s = rank == 0 ? gp_dist_reduce(comm, GP_INT32, GP_OP_SUM, d_in, n, &r64)
+                          : gp_dist_compact_indices(comm, d_in, GP_UINT8_FLAGS, (uint64_t *)d_out, n, &cnt);
+            CHECK(s == GP_ERROR_INVALID_ARGUMENT, "mismatched calls: %s", gp_status_string(s));
+            CHECK(strstr(gp_context_last_error(ctx), "mismatched") != NULL, "mismatch detail");
+            CHECK(r64 == untouched && memcmp(&cnt, &c0, sizeof cnt) == 0, "a mismatched call wrote its result");
+        }
         if (rank == ranks - 1) gpi_comm_inject_fault(comm, GP_ERROR_OUT_OF_MEMORY);
         s = gp_dist_reduce(comm, GP_INT32, GP_OP_SUM, d_in, n, &r64);
         CHECK(s == (rank == ranks - 1 ? GP_ERROR_OUT_OF_MEMORY : GP_ERROR_COMM), "injected fault: %s",
@@ -177,6 +379,46 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
     gp_context_destroy(ctx);
     free(all), free(ref), free(mine), free(wi), free(gi), free(grid), free(lap), free(got);
     return 0;
+}
+
+/* The same all-to-all checks on CPU ranks of one process (threads): the
+ * multi-process path is CUDA only, so this is where the checks themselves
+ * run on a machine without a GPU. */
+static uint64_t g_cpu_seed;
+
+static gp_status all_to_all_rank(gp_comm *comm, void *arg)
+{
+    gp_context *ctx = NULL;
+    int rank = 0, ranks = 0;
+    uint64_t st = g_cpu_seed;
+    (void)arg;
+    gp_comm_rank(comm, &rank);
+    gp_comm_size(comm, &ranks);
+    gp_comm_context(comm, &ctx);
+    if (check_sort(rank, ranks, ctx, comm, &st) || check_shuffle(rank, ranks, ctx, comm, &st) ||
+        check_group_by(rank, ranks, ctx, comm, &st))
+        return GP_ERROR_INVALID_ARGUMENT;
+    return GP_SUCCESS;
+}
+
+static void all_to_all_checks_on_cpu_ranks(void **state)
+{
+    static const int counts[] = {1, 3, 4};
+    size_t c;
+    int r;
+    (void)state;
+    gpt_seed_once();
+    for (c = 0; c < sizeof counts / sizeof *counts; c++) {
+        gp_context *ctx[4] = {NULL};
+        gp_comm *comm[4] = {NULL};
+        const int n = counts[c];
+        g_cpu_seed = gpt_rand64();
+        for (r = 0; r < n; r++) assert_int_equal(gp_context_create(&ctx[r], GP_BACKEND_CPU, 0), GP_SUCCESS);
+        assert_int_equal(gp_comm_init_all(comm, ctx, n, 0), GP_SUCCESS);
+        assert_int_equal(gp_comm_run(comm, n, all_to_all_rank, NULL), GP_SUCCESS);
+        for (r = 0; r < n; r++) gp_comm_destroy(comm[r]);
+        for (r = 0; r < n; r++) gp_context_destroy(ctx[r]);
+    }
 }
 
 /* ---- the parent -------------------------------------------------------------- */
@@ -252,6 +494,18 @@ static void one_process_per_gpu(void **state)
     assert_int_equal(spawn_ranks(n, n, 60000, 0), n);
 }
 
+/* One rank through the unique id (the records go through NCCL, not host
+ * memory): every call of the child on one GPU, so the multi-process path
+ * runs where a machine has a single GPU (NCCL puts one rank on a GPU:
+ * processes cannot share one). */
+static void one_process_one_rank(void **state)
+{
+    (void)state;
+    gpt_require_gpu();
+    gpt_seed_once();
+    assert_int_equal(spawn_ranks(1, 1, 60000, 0), 1);
+}
+
 static void a_peer_that_never_joins_times_out(void **state)
 {
     int n = gpus();
@@ -265,6 +519,8 @@ static void a_peer_that_never_joins_times_out(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(all_to_all_checks_on_cpu_ranks),
+        {"one_process_one_rank [cuda]", one_process_one_rank, NULL, NULL, NULL},
         {"one_process_per_gpu [cuda]", one_process_per_gpu, NULL, NULL, NULL},
         {"a_peer_that_never_joins_times_out [cuda]", a_peer_that_never_joins_times_out, NULL, NULL, NULL},
     };

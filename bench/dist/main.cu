@@ -5,6 +5,12 @@
  * the link ceiling.
  *
  *   bench_dist [--ranks P] [--quick] [--csv FILE]
+ *   bench_dist --ranks 1 [--via-id] [--quick] [--csv FILE]
+ *
+ * --ranks 1 (the default on a machine with one GPU): every distributed call
+ * on a communicator of one CUDA rank against the single-context call, with
+ * one collective's latency (one_rank.cu); --via-id makes that communicator
+ * through a unique id, as separate processes do.
  *
  * One process drives every GPU, one thread per rank (gp_comm_run). A sample
  * is the wall time from a host barrier that all ranks pass to the moment the
@@ -246,17 +252,18 @@ static void run_latency(int p)
     fflush(stdout);
 }
 
-static const char kUsage[] = "usage: bench_dist [--ranks P] [--quick] [--csv FILE]";
+static const char kUsage[] = "usage: bench_dist [--ranks P] [--via-id] [--quick] [--csv FILE]";
 
 int main(int argc, char **argv)
 {
     set_program_name("bench_dist");
     int p = 0;
-    bool quick = false;
+    bool quick = false, via_id = false;
     const char *csv = nullptr;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ranks") && i + 1 < argc) p = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = true;
+        else if (!strcmp(argv[i], "--via-id")) via_id = true;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("%s\n", kUsage);
@@ -265,13 +272,15 @@ int main(int argc, char **argv)
     }
     const int ndev = require_gpus(1);
     if (p == 0) p = ndev;
-    if (p < 2 || p > ndev || p > 8) die("needs 2..8 GPUs (found %d, asked %d)", ndev, p);
+    if (p < 1 || p > ndev || p > 8) die("needs 1..8 GPUs (found %d, asked %d)", ndev, p);
+    if (via_id && p != 1) die("--via-id goes with --ranks 1");
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     int nv = 0;
     ncclGetVersion(&nv);
     printf("bench_dist: %d x %s, NCCL %d, NCCL_NVLS_ENABLE=%s\n", p, prop.name, nv,
            getenv("NCCL_NVLS_ENABLE") ? getenv("NCCL_NVLS_ENABLE") : "(unset)");
+    if (p == 1) return run_one_rank(quick, via_id, csv);
 
     NcclBw bw = nccl_bandwidth(p, quick ? (size_t)1 << 28 : (size_t)1 << 30);
     printf("NCCL ceiling: all-reduce %zu MB %.3f ms, bus bandwidth %.1f GB/s; all-gather %.3f ms, bus bandwidth %.1f GB/s\n",

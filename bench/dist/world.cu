@@ -43,6 +43,13 @@ void fill(void *p, size_t bytes, uint32_t salt, Fill kind)
     CK(cudaDeviceSynchronize());
 }
 
+void fill_mod(void *p, size_t n, uint32_t salt, uint32_t mod)
+{
+    fill_u32<<<4096, 256>>>((uint32_t *)p, n, salt, mod);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+}
+
 static void run_op(World &w, int r)
 {
     gp_context *ctx = w.ctx[r];

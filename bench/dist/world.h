@@ -49,6 +49,8 @@ void gp_ok(gp_status s, gp_context *ctx, const char *what);
 enum Fill { INTS, FLAGS, FLOATS };
 /* Random (an index hash, never 0 for INTS) on the current device, synchronized. */
 void fill(void *p, size_t bytes, uint32_t salt, Fill kind);
+/* n uint32 from the same hash: 1..mod, or with mod 0xffffffff any value below it. */
+void fill_mod(void *p, size_t n, uint32_t salt, uint32_t mod);
 
 /* The median wall time of `iters` samples of `work` on every rank (after
  * warm-up): from a host barrier all ranks pass to the moment the last rank's
@@ -60,3 +62,8 @@ void close_world(World &w);
 void free_bufs(World &w);
 /* Shards of `total` elements (rows) of es bytes: in, out, and flags if asked. */
 void alloc_shards(World &w, size_t total, size_t es, bool with_out, bool with_flags);
+
+/* bench_dist --ranks 1 (one_rank.cu): every distributed call on one CUDA
+ * rank against the single-context call; via_id: the communicator made
+ * through a unique id. Returns main's exit status. */
+int run_one_rank(bool quick, bool via_id, const char *csv);
