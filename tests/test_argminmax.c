@@ -102,6 +102,58 @@ static void matches_reference(void **state)
                 }
 }
 
+/* Starts off the 16-byte boundary (the device's unaligned head), sizes
+ * around its vector and grid steps, and a unique extreme planted at the
+ * first element, the last, the middle (tied with the last), or the fifth,
+ * among many ties. */
+static void offsets_and_planted_extremes(void **state)
+{
+    static const size_t sizes[] = {1, 3, 4, 5, 17, 1023, 4097, 2162687, 2162689, 3000017};
+    gp_context *ctx = gpt_ctx(state);
+    size_t di, si, off, pi;
+    int mx;
+    gpt_seed_once();
+    for (di = 0; di < COUNT(dtypes); di++)
+        for (si = 0; si < COUNT(sizes); si++)
+            for (off = 0; off < 4; off++)
+                for (pi = 0; pi < 4; pi++)
+                    for (mx = 0; mx < 2; mx++) {
+                        const gp_dtype d = dtypes[di];
+                        const size_t n = sizes[si], es = gp_dtype_size(d);
+                        if (n > 1000000 && (off > 1 || pi != 2)) continue; /* big: fewer shapes */
+                        const size_t plant[4] = {0, n - 1, n / 2, n > 4 ? 4 : 0};
+                        unsigned char *host = gpt_malloc((n + off) * es), *buf;
+                        unsigned char want[16], got[16], ext[8];
+                        uint64_t wi, gi = 12345;
+                        char what[128];
+                        fill(d, host + off * es, n, 3);
+                        /* the other direction's identity cannot be beaten: a unique extreme */
+                        if (pi < 3 || n > 4) {
+                            switch (d) {
+                            case GP_INT32: *(int32_t *)ext = mx ? INT32_MAX : INT32_MIN; break;
+                            case GP_UINT32: *(uint32_t *)ext = mx ? UINT32_MAX : 0; break;
+                            case GP_INT64: *(int64_t *)ext = mx ? INT64_MAX : INT64_MIN; break;
+                            case GP_UINT64: *(uint64_t *)ext = mx ? UINT64_MAX : 0; break;
+                            case GP_FLOAT32: *(float *)ext = mx ? 1e30f : -1e30f; break;
+                            default: *(double *)ext = mx ? 1e300 : -1e300; break;
+                            }
+                            memcpy(host + (off + plant[pi]) * es, ext, es);
+                            if (pi == 2) memcpy(host + (off + n - 1) * es, ext, es); /* a later tie loses */
+                        }
+                        assert_int_equal(gpi_cpu_argminmax(d, mx, host + off * es, n, want, &wi), GP_SUCCESS);
+                        buf = gpt_buffer_from(ctx, host, (n + off) * es);
+                        gpt_poison(got, 16);
+                        GPT_OK(ctx, (mx ? gp_argmax : gp_argmin)(ctx, d, buf + off * es, n, got, &gi));
+                        snprintf(what, sizeof what, "arg%s %s n=%zu off=%zu plant=%zu [%s]", mx ? "max" : "min",
+                                 gpt_dtype_name(d), n, off, pi, gpt_backend_name(ctx));
+                        if (gi != wi) fail_msg("%s: index %llu, want %llu", what, (unsigned long long)gi,
+                                               (unsigned long long)wi);
+                        expect_equal(want, got, d, 1, what);
+                        gpt_buffer_free(ctx, buf);
+                        free(host);
+                    }
+}
+
 static void special_values(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -151,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_matches_brute_force),
         GPT_TEST_BOTH(matches_reference),
+        GPT_TEST_BOTH(offsets_and_planted_extremes),
         GPT_TEST_BOTH(special_values),
         GPT_TEST_BOTH(bad_arguments),
     };

@@ -369,7 +369,12 @@ static const struct even_case even_cases[] = {
     {-1000, 1000, -1000, 1000, 1, 0},
     {-1, 3, -30000, 100000, 65536, 0}, /* chunks of bins */
     {0, 1, 0, 256, 256, 1},        /* half the samples in one bin */
-    {-2, 2, -400000, 400000, 300000, 0}, /* more chunks than privatization takes: global atomics */
+    {-2, 2, -400000, 400000, 600000, 0}, /* more chunks than privatization takes: global atomics */
+    {-4096, 4096, -4096, 4096, 256, 1},  /* integer bins by shift (step 32), skewed */
+    {-1, 1, 0, 257 * 4, 257, 0},         /* one bin past the per-lane counter copies */
+    {-5, 5, -100000, 100000, 40000, 0},  /* one chunk, one block an SM */
+    {-1, 3, 0, 1 << 17, 65536, 1},       /* two chunks, skewed, integer shift */
+    {-1, 3, -30000, 100000, 57345, 0},   /* chunks of unequal size */
 };
 
 static void fill_even_samples(gp_dtype d, const struct even_case *c, void *s, size_t n)

@@ -19,7 +19,8 @@ static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_F
 static const gp_op ops[] = {GP_OP_SUM, GP_OP_MIN, GP_OP_MAX};
 
 /* Segment shapes: n elements cut into *segs segments (offsets malloc'd). */
-enum { SHAPE_ALL_EMPTY, SHAPE_ONE, SHAPE_SMALL, SHAPE_RANDOM, SHAPE_GAPS, SHAPE_BIG_AND_SMALL, SHAPE_COUNT };
+enum { SHAPE_ALL_EMPTY, SHAPE_ONE, SHAPE_SMALL, SHAPE_RANDOM, SHAPE_GAPS, SHAPE_BIG_AND_SMALL, SHAPE_EDGE_LENGTHS,
+       SHAPE_COUNT };
 
 static uint64_t *make_offsets(int shape, size_t *n, size_t *segs)
 {
@@ -49,6 +50,16 @@ static uint64_t *make_offsets(int shape, size_t *n, size_t *segs)
         *segs = 3;
         off[0] = *n / 5, off[1] = *n / 3, off[2] = *n / 3, off[3] = *n - *n / 4;
         break;
+    case SHAPE_EDGE_LENGTHS: { /* lengths around a 16-byte vector, a warp's vectors and a tree block, at
+                                  every start alignment: n follows */
+        static const uint64_t lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 63, 64, 65, 127, 128, 129, 255, 256, 257,
+                                        4095, 4096, 4097, 8191, 8192, 8193};
+        *segs = 10 * COUNT(lens);
+        for (s = 0; s < *segs; s++) off[s] = at, at += lens[(s * 7) % COUNT(lens)];
+        off[*segs] = at, *n = at;
+        break;
+    }
+    case SHAPE_BIG_AND_SMALL:
     default: /* one long segment (several tree blocks) among short ones */
         *segs = 5;
         if (*n < 8) {
@@ -150,7 +161,7 @@ static void segmented_reduce_matches_reference(void **state)
         for (oi = 0; oi < COUNT(ops); oi++)
             for (shape = 0; shape < SHAPE_COUNT; shape++)
                 for (si = 0; si < COUNT(sizes); si++) {
-                    if (shape == SHAPE_SMALL && si > 0) break; /* n is the shape's own */
+                    if ((shape == SHAPE_SMALL || shape == SHAPE_EDGE_LENGTHS) && si > 0) break; /* n is the shape's own */
                     if ((gpt_quick() || !gpt_on_cuda(ctx)) && sizes[si] > 200000) continue;
                     run_case(ctx, dtypes[di], ops[oi], shape, sizes[si], 1);
                 }

@@ -17,7 +17,13 @@
  * Levels repeat until no segment is longer than 4096 (each level is at
  * least 2048 times shorter). So a huge segment is spread over the whole
  * GPU, and many short ones cost a warp each. Offsets are clamped to n at
- * level 0 (gpi_segment_bounds): broken ones read nothing out of bounds. */
+ * level 0 (gpi_segment_bounds): broken ones read nothing out of bounds.
+ *
+ * For the exact operators (all but float sums) the order of the
+ * operations is free, so a short segment's warp reads it as 16-byte
+ * vectors, all of them in flight at once, instead of playing the tree's
+ * turns one after another. A tree block issues all 16 of a thread's loads
+ * before adding them in the tree's order. */
 #include "ops.cuh"
 #include "scan_kernels.cuh"
 #include "segmented_internal.h"
@@ -60,6 +66,38 @@ __device__ __forceinline__ T warp_tree_block(const T *x, unsigned m, T zero, int
     return op(op(op(w[0], w[4]), op(w[2], w[6])), op(op(w[1], w[5]), op(w[3], w[7])));
 }
 
+/* op over x[0, m) by one warp in any order (exact operators only); the
+ * result in lane 0. zero: the identity. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_any_order(const T *x, uint64_t m, T zero, int lane)
+{
+    constexpr int VI = 16 / (int)sizeof(T);
+    Op op;
+    T s = zero;
+    const uint64_t head = std::min<uint64_t>(m, ((16 - (uintptr_t)x % 16) % 16) / sizeof(T));
+    if ((uint64_t)lane < head) s = op(s, x[lane]);
+    const uint64_t nv = (m - head) / VI;
+    const uint4 *v4 = reinterpret_cast<const uint4 *>(x + head);
+    uint64_t v = lane;
+    for (; v + 32 < nv; v += 64) { /* two vectors in flight per lane */
+        const uint4 a = __ldg(v4 + v), b = __ldg(v4 + v + 32);
+        const T *pa = reinterpret_cast<const T *>(&a), *pb = reinterpret_cast<const T *>(&b);
+#pragma unroll
+        for (int j = 0; j < VI; j++) s = op(op(s, pa[j]), pb[j]);
+    }
+    if (v < nv) {
+        const uint4 a = __ldg(v4 + v);
+        const T *pa = reinterpret_cast<const T *>(&a);
+#pragma unroll
+        for (int j = 0; j < VI; j++) s = op(s, pa[j]);
+    }
+    const uint64_t tail = head + nv * VI;
+    if (tail + lane < m) s = op(s, x[tail + lane]);
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) s = op(s, __shfl_down_sync(kFull, s, d));
+    return s;
+}
+
 /* Segment s's range, clamped at every level: from broken offsets at
  * level 0 the segments may overlap and their blocks number more than the
  * level above has room for; those past it are dropped, and the clamp keeps
@@ -74,7 +112,7 @@ __device__ __forceinline__ void bounds(const uint64_t *off, uint64_t s, uint64_t
  * (counts NULL: the last level, none is long). counts[S] = 0 closes the
  * array for the exclusive scan. Above level 0 an empty segment was done at
  * an earlier level and is skipped. */
-template <typename T, typename Op>
+template <typename T, typename Op, bool ANY_ORDER>
 __global__ void __launch_bounds__(kTreeThreads) segment_warps(const T *in, uint64_t n, const uint64_t *off,
                                                              uint64_t segments, bool level0, T *out,
                                                              uint64_t *counts, T zero, T empty)
@@ -95,7 +133,8 @@ __global__ void __launch_bounds__(kTreeThreads) segment_warps(const T *in, uint6
             if (level0 && lane == 0) out[s] = empty;
             continue;
         }
-        const T r = warp_tree_block<T, Op>(in + b, (unsigned)m, zero, lane);
+        const T r = ANY_ORDER ? warp_any_order<T, Op>(in + b, m, zero, lane)
+                              : warp_tree_block<T, Op>(in + b, (unsigned)m, zero, lane);
         if (lane == 0) out[s] = r;
     }
 }
@@ -123,8 +162,15 @@ __global__ void __launch_bounds__(kTreeThreads) segment_blocks(const T *in, uint
         bounds(off, lo, n, b, e);
         const uint64_t first = b + (g - prefix[lo]) * kBlockItems;
         const unsigned m = (unsigned)std::min<uint64_t>(kBlockItems, e - first);
+        T x[kBlockItems / kTreeThreads]; /* every load in flight, then added in the tree's order */
+#pragma unroll
+        for (int j = 0; j < (int)(kBlockItems / kTreeThreads); j++) {
+            const unsigned i = t + j * kTreeThreads;
+            x[j] = i < m ? __ldg(in + first + i) : zero; /* a missing element adds the neutral zero */
+        }
         T s = zero;
-        for (unsigned i = t; i < m; i += kTreeThreads) s = op(s, in[first + i]);
+#pragma unroll
+        for (int j = 0; j < (int)(kBlockItems / kTreeThreads); j++) s = op(s, x[j]);
 #pragma unroll
         for (int d = 16; d > 0; d >>= 1) s = op(s, __shfl_down_sync(kFull, s, d));
         if (lane == 0) warp_sum[warp] = s;
@@ -152,9 +198,10 @@ gp_status segreduce_op(gp_context *ctx, const void *in_, uint64_t n, const uint6
         len[levels + 1] = len[levels] / (kBlockItems / 2) + 1;
         levels++;
     }
+    constexpr bool any_order = !(std::is_floating_point<T>::value && std::is_same<Op, OpSum<T>>::value);
     const unsigned warp_grid = (unsigned)std::min<uint64_t>((segments + 7) / 8, 1u << 20);
     if (levels == 0) {
-        segment_warps<T, Op><<<warp_grid, kTreeThreads, 0, st>>>(in, n, off, segments, true, out, nullptr, zero,
+        segment_warps<T, Op, any_order><<<warp_grid, kTreeThreads, 0, st>>>(in, n, off, segments, true, out, nullptr, zero,
                                                                  empty);
         return gpi_cuda_status(ctx, cudaGetLastError(), "segmented reduce launch");
     }
@@ -173,7 +220,7 @@ gp_status segreduce_op(gp_context *ctx, const void *in_, uint64_t n, const uint6
         const T *vals = lvl == 0 ? in : sums[(lvl - 1) % 2];
         const uint64_t *offs = lvl == 0 ? off : pref[(lvl - 1) % 2];
         uint64_t *counts = lvl < levels ? pref[lvl % 2] : nullptr;
-        segment_warps<T, Op><<<warp_grid, kTreeThreads, 0, st>>>(vals, len[lvl], offs, segments, lvl == 0, out,
+        segment_warps<T, Op, any_order><<<warp_grid, kTreeThreads, 0, st>>>(vals, len[lvl], offs, segments, lvl == 0, out,
                                                                  counts, zero, empty);
         if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "segmented reduce launch"))) return s;
         if (lvl == levels) return GP_SUCCESS;
