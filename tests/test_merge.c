@@ -125,6 +125,75 @@ static void merge_matches_reference(void **state)
         }
 }
 
+/* Given sorted (ascending) sides against the reference, 8-byte values. */
+static void run_merge_given(gp_context *ctx, gp_dtype d, const void *ka, size_t na, const void *kb, size_t nb,
+                            const char *shape)
+{
+    const size_t es = gp_dtype_size(d), n = na + nb;
+    uint64_t *va = gpt_malloc(na * 8 + 8), *vb = gpt_malloc(nb * 8 + 8), *want_v = gpt_malloc(n * 8);
+    char *want_k = gpt_malloc(n * es), *got = gpt_malloc(n * 8 + 64);
+    gpi_merge_args a = {d, 0, ka, va, na, kb, vb, nb, 8, want_k, want_v};
+    void *dka = gpt_buffer_from(ctx, ka, na * es), *dkb = gpt_buffer_from(ctx, kb, nb * es);
+    void *dva, *dvb, *dko = gpt_poisoned_buffer(ctx, n * es + 64), *dvo = gpt_poisoned_buffer(ctx, n * 8 + 64);
+    size_t i;
+    char what[128];
+    for (i = 0; i < na; i++) va[i] = i;
+    for (i = 0; i < nb; i++) vb[i] = na + i;
+    dva = gpt_buffer_from(ctx, va, na * 8), dvb = gpt_buffer_from(ctx, vb, nb * 8);
+    assert_int_equal(gpi_cpu_merge(&a), GP_SUCCESS);
+    snprintf(what, sizeof what, "merge %s %s na=%zu nb=%zu [%s]", gpt_dtype_name(d), shape, na, nb,
+             gpt_backend_name(ctx));
+    GPT_OK(ctx, gp_merge_pairs(ctx, d, GP_SORT_ASCENDING, dka, dva, na, dkb, dvb, nb, 8, dko, dvo));
+    gpt_buffer_to(ctx, got, dko, n * es + 64);
+    if (memcmp(got, want_k, n * es)) fail_msg("%s: keys differ from the reference", what);
+    gpt_expect_poison(got, n * es, n * es + 64, what);
+    gpt_buffer_to(ctx, got, dvo, n * 8 + 64);
+    if (memcmp(got, want_v, n * 8)) fail_msg("%s: values differ from the reference", what);
+    gpt_expect_poison(got, n * 8, n * 8 + 64, what);
+    GPT_OK(ctx, gp_merge_keys(ctx, d, GP_SORT_ASCENDING, dka, na, dkb, nb, dko));
+    gpt_buffer_to(ctx, got, dko, n * es);
+    if (memcmp(got, want_k, n * es)) fail_msg("%s: keys-only merge differs from the reference", what);
+    gpt_buffer_free(ctx, dka), gpt_buffer_free(ctx, dkb), gpt_buffer_free(ctx, dva), gpt_buffer_free(ctx, dvb);
+    gpt_buffer_free(ctx, dko), gpt_buffer_free(ctx, dvo);
+    free(va), free(vb), free(want_v), free(want_k), free(got);
+}
+
+/* Around the CUDA tiles (2048 and 4096 outputs): one side wholly before the
+ * other (every split at an end), all keys equal across many tiles (every
+ * split decided by the tie rule), and strictly alternating keys. */
+static void merge_tile_shapes(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const size_t sizes[] = {0, 1, 2047, 2048, 2049, 4095, 4096, 4097, 5 * 4096 + 3, 70001};
+    static const gp_dtype dts[] = {GP_UINT32, GP_UINT64};
+    size_t di, ai, bi, i;
+    for (di = 0; di < COUNT(dts); di++)
+        for (ai = 0; ai < COUNT(sizes); ai++)
+            for (bi = 0; bi < COUNT(sizes); bi += 3) {
+                const gp_dtype d = dts[di];
+                const size_t na = sizes[ai], nb = sizes[bi], es = gp_dtype_size(d);
+                char *ka = gpt_malloc(na * es + 8), *kb = gpt_malloc(nb * es + 8);
+                int shape;
+                if (na + nb == 0 || (!gpt_on_cuda(ctx) && na + nb > 9000)) goto next;
+                for (shape = 0; shape < 4; shape++) {
+                    static const char *names[] = {"a before b", "b before a", "all equal", "alternating"};
+                    for (i = 0; i < na; i++) {
+                        const uint64_t x = shape == 0 ? i : shape == 1 ? nb + i : shape == 2 ? 7 : 2 * i;
+                        if (es == 4) ((uint32_t *)ka)[i] = (uint32_t)x;
+                        else ((uint64_t *)ka)[i] = x;
+                    }
+                    for (i = 0; i < nb; i++) {
+                        const uint64_t x = shape == 0 ? na + i : shape == 1 ? i : shape == 2 ? 7 : 2 * i + 1;
+                        if (es == 4) ((uint32_t *)kb)[i] = (uint32_t)x;
+                        else ((uint64_t *)kb)[i] = x;
+                    }
+                    run_merge_given(ctx, d, ka, na, kb, nb, names[shape]);
+                }
+            next:
+                free(ka), free(kb);
+            }
+}
+
 static void merge_bad_arguments(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -188,6 +257,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_matches_stable_sort),
         GPT_TEST_BOTH(merge_matches_reference),
+        GPT_TEST_BOTH(merge_tile_shapes),
         GPT_TEST_BOTH(merge_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,6 +142,26 @@ static void topk_matches_reference(void **state)
         }
 }
 
+/* The CUDA paths: a sampled threshold (n well past 2k + 2^18), the tie cut
+ * inside it (few distinct keys), the exact multi-pass select when the
+ * candidates overflow (all keys equal). */
+static void topk_select_paths(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = 1000003;
+    if (!gpt_on_cuda(ctx)) skip();
+    run_topk(ctx, GP_UINT32, n, 10, GPK_RANDOM, 0, KEYS_ONLY);
+    run_topk(ctx, GP_UINT32, n, 1000, GPK_RANDOM, 1, INDICES4);
+    run_topk(ctx, GP_UINT32, n, 100000, GPK_RANDOM, 0, VALUES8);
+    run_topk(ctx, GP_UINT32, n, 1000, GPK_FEW_DISTINCT, 0, INDICES8);
+    run_topk(ctx, GP_INT32, n, 1000, GPK_FEW_DISTINCT, 1, VALUES4);
+    run_topk(ctx, GP_UINT32, n, 5, GPK_ALL_EQUAL, 0, INDICES8);
+    run_topk(ctx, GP_FLOAT32, n, 777, GPK_SPECIAL, 1, INDICES8);
+    run_topk(ctx, GP_FLOAT64, n, 4321, GPK_RANDOM, 0, INDICES8);
+    run_topk(ctx, GP_UINT64, 3 * ((size_t)1 << 20) + 1, 123457, GPK_RANDOM, 1, VALUES8);
+    run_topk(ctx, GP_INT64, n, 1000, GPK_FEW_DISTINCT, 0, INDICES8);
+}
+
 static void topk_bad_arguments(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -197,6 +217,7 @@ int main(void)
         cmocka_unit_test(reference_matches_sorted_prefix),
         cmocka_unit_test(reference_nans_rank),
         GPT_TEST_BOTH(topk_matches_reference),
+        GPT_TEST_BOTH(topk_select_paths),
         GPT_TEST_BOTH(topk_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

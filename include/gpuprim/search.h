@@ -82,7 +82,9 @@ GP_API gp_status gp_merge_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_ord
  * GP_ERROR_SIZE_OVERFLOW) or uint64 (value_size 8). No output may overlap
  * any input, nor keys_out values_out.
  * CUDA: asynchronous (nothing comes back to the host); scratch of about
- * 2 x k x (key size + 8) bytes plus the sort's, from the workspace. */
+ * 2 x k x (key size + 8) bytes, plus up to 2^22 x (key size + 8) bytes of
+ * candidates when k is below about 2^21, plus the sort's, from the
+ * workspace. */
 GP_API gp_status gp_top_k(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
                           const void *keys_in, size_t n, size_t k, void *keys_out,
                           size_t value_size, const void *values_in, void *values_out);

@@ -1,18 +1,24 @@
 /* cuda/merge.cu - stable merge of two sorted arrays by merge path.
  *
- * The output is cut into tiles of kTile elements. Output position d of the
- * merge takes some i elements from a and d - i from b; i is found by a
- * binary search along the diagonal d (the merge path): the largest i with
- * a[i - 1] not after b[d - i], with a first on ties. Each block finds the
- * splits of its tile's two ends that way (two threads, log2 of the tile's
- * diagonal length steps each), loads the tile's a and b parts into shared
- * memory, then each thread finds its own split of kItems outputs in shared
- * memory, merges them sequentially, and the block writes the tile out
- * coalesced (values gathered from where each key came from). Comparisons
- * are on order images, with the CPU reference's tie rule: b's key goes first
- * only when strictly before a's. With unsorted inputs the splits are
- * clamped so that every access stays inside the buffers. */
+ * The output is cut into tiles of policy::tile elements. Output position d
+ * of the merge takes some i elements from a and d - i from b; i is found by
+ * a binary search along the diagonal d (the merge path): the largest i with
+ * a[i - 1] not after b[d - i], with a first on ties. Two kernels:
+ *   1. partition: a thread per tile boundary finds its split in global
+ *      memory (all boundaries at once, so the log2 dependent loads of each
+ *      overlap those of the others);
+ *   2. merge: a block per tile loads the tile's a and b ranges (between its
+ *      two boundaries' splits) into shared memory with coalesced loads; each
+ *      thread finds its own split of `items` outputs there, merges them
+ *      sequentially, and the block writes the tile out coalesced (16-byte
+ *      stores when the output is aligned). Values are gathered from where
+ *      each key came from: within a warp those sources are two increasing
+ *      runs, so the reads stay coalesced.
+ * Comparisons are on order images, with the CPU reference's tie rule: b's
+ * key goes first only when strictly before a's. With unsorted inputs the
+ * splits are clamped so that every access stays inside the buffers. */
 #include "order_image.cuh"
+#include "policy/merge.cuh"
 #include "search_internal.h"
 
 #include <cuda_runtime.h>
@@ -21,18 +27,15 @@
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kItems = 8;
-constexpr int kTile = kThreads * kItems;
-
 /* Elements of a among the first d of the merge: searched over a and b in
- * any memory (global or shared); sizes and d in size_t. */
-template <typename W, int KIND>
-__device__ __forceinline__ size_t path_split(const W *a, size_t na, const W *b, size_t nb, size_t d, W flip)
+ * any memory (global or shared); sizes and d in size_t. The result lies in
+ * [max(0, d - nb), min(d, na)] whatever the keys hold. */
+template <typename W, int KIND, typename I>
+__device__ __forceinline__ I path_split(const W *a, I na, const W *b, I nb, I d, W flip)
 {
-    size_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    I lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
     while (lo < hi) {
-        const size_t mid = lo + ((hi - lo) >> 1);
+        const I mid = lo + ((hi - lo) >> 1);
         /* a[mid] goes before b[d - 1 - mid] unless b's is strictly before */
         if (!(gpi_order::image<W, KIND>(b[d - 1 - mid], flip) < gpi_order::image<W, KIND>(a[mid], flip)))
             lo = mid + 1;
@@ -42,73 +45,125 @@ __device__ __forceinline__ size_t path_split(const W *a, size_t na, const W *b, 
     return lo;
 }
 
-template <typename W, int KIND, typename V, bool PAIRS>
-__global__ void __launch_bounds__(kThreads)
-    merge_kernel(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb, const V *__restrict__ va,
-                 const V *__restrict__ vb, W *__restrict__ out, V *__restrict__ vout, size_t tiles, W flip)
+/* splits[t] = the split of diagonal min(t * tile, na + nb), t in [0, tiles]. */
+template <typename W, int KIND>
+__global__ void merge_partition(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
+                                size_t tiles, size_t *__restrict__ splits, W flip)
 {
-    __shared__ W keys_s[kTile];
+    using P = gpi::merge_policy<sizeof(W)>;
+    const size_t n = na + nb;
+    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t <= tiles; t += (size_t)gridDim.x * blockDim.x)
+        splits[t] = path_split<W, KIND, size_t>(a, na, b, nb, std::min(t * (size_t)P::tile, n), flip);
+}
+
+template <typename W, int KIND, typename V, bool PAIRS>
+__global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads)
+    merge_tiles(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb, const V *__restrict__ va,
+                const V *__restrict__ vb, W *__restrict__ out, V *__restrict__ vout, size_t tiles,
+                const size_t *__restrict__ splits, W flip, bool out_vec)
+{
+    using P = gpi::merge_policy<sizeof(W)>;
+    constexpr int kThreads = P::threads, kItems = P::items, kTile = P::tile;
+    constexpr int kVI = 16 / (int)sizeof(W); /* keys a 16-byte vector */
+    __shared__ __align__(16) W keys_s[kTile];
     __shared__ unsigned short src_s[PAIRS ? kTile : 1]; /* tile position of each output's source */
-    __shared__ size_t split[2];
     const size_t total_n = na + nb;
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         const size_t d0 = t * kTile, d1 = min(d0 + kTile, total_n);
-        if (threadIdx.x < 2) split[threadIdx.x] = path_split<W, KIND>(a, na, b, nb, threadIdx.x ? d1 : d0, flip);
-        __syncthreads();
-        const size_t a0 = split[0], b0 = d0 - a0;
+        const size_t a0 = splits[t], b0 = d0 - a0;
         const int total = (int)(d1 - d0);
         /* Sorted inputs give a0 <= a1 <= a0 + total; the clamp keeps unsorted
          * ones inside the buffers. */
-        size_t a1 = split[1];
+        size_t a1 = splits[t + 1];
         a1 = max(a1, max(a0, d1 > nb ? d1 - nb : (size_t)0));
         a1 = min(a1, min(a0 + (size_t)total, na));
         const int nat = (int)(a1 - a0), nbt = total - nat;
-        for (int i = threadIdx.x; i < total; i += kThreads) keys_s[i] = i < nat ? a[a0 + i] : b[b0 + (i - nat)];
+        const W *ap = a + a0, *bp = b + b0; /* tile position i < nat: ap[i], else bp[i - nat] */
+
+        /* load: every thread's loads issued before any store to shared memory */
+        W x[kItems];
+#pragma unroll
+        for (int j = 0; j < kItems; j++) {
+            const int i = j * kThreads + (int)threadIdx.x;
+            if (i < total) x[j] = i < nat ? ap[i] : bp[i - nat];
+        }
+#pragma unroll
+        for (int j = 0; j < kItems; j++) {
+            const int i = j * kThreads + (int)threadIdx.x;
+            if (i < total) keys_s[i] = x[j];
+        }
         __syncthreads();
 
+        /* this thread's outputs [dt, dt + kItems) of the tile */
         const int dt = min((int)threadIdx.x * kItems, total);
-        int ai = (int)path_split<W, KIND>(keys_s, (size_t)nat, keys_s + nat, (size_t)nbt, (size_t)dt, flip);
+        int ai = path_split<W, KIND, int>(keys_s, nat, keys_s + nat, nbt, dt, flip);
         int bi = dt - ai;
-        W k[kItems];
+        W ka = ai < nat ? keys_s[ai] : (W)0, kb = bi < nbt ? keys_s[nat + bi] : (W)0;
         int src[kItems];
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
-            if (dt + j >= total) break;
-            bool take_a = ai < nat;
-            if (take_a && bi < nbt)
-                take_a = !(gpi_order::image<W, KIND>(keys_s[nat + bi], flip) <
-                           gpi_order::image<W, KIND>(keys_s[ai], flip));
-            if (take_a) k[j] = keys_s[ai], src[j] = ai++;
-            else k[j] = keys_s[nat + bi], src[j] = nat + bi++;
+            const bool take_a =
+                ai < nat && (bi >= nbt || !(gpi_order::image<W, KIND>(kb, flip) < gpi_order::image<W, KIND>(ka, flip)));
+            x[j] = take_a ? ka : kb;
+            src[j] = take_a ? ai : nat + bi;
+            if (take_a) {
+                if (++ai < nat) ka = keys_s[ai];
+            } else {
+                if (++bi < nbt) kb = keys_s[nat + bi];
+            }
         }
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
-            if (dt + j >= total) break;
-            keys_s[dt + j] = k[j];
-            if (PAIRS) src_s[dt + j] = (unsigned short)src[j];
-        }
-        __syncthreads();
-        for (int i = threadIdx.x; i < total; i += kThreads) {
-            out[d0 + i] = keys_s[i];
-            if (PAIRS) {
-                const int s = src_s[i];
-                vout[d0 + i] = s < nat ? va[a0 + s] : vb[b0 + (s - nat)];
+            if (dt + j < total) {
+                keys_s[dt + j] = x[j];
+                if (PAIRS) src_s[dt + j] = (unsigned short)src[j];
             }
         }
-        __syncthreads(); /* keys_s and split are reused by the next tile */
+        __syncthreads();
+
+        if (out_vec && total == kTile) {
+#pragma unroll
+            for (int j = 0; j < kItems / kVI; j++) {
+                const int v = j * kThreads + (int)threadIdx.x;
+                reinterpret_cast<uint4 *>(out + d0)[v] = reinterpret_cast<const uint4 *>(keys_s)[v];
+            }
+        } else {
+            for (int i = threadIdx.x; i < total; i += kThreads) out[d0 + i] = keys_s[i];
+        }
+        if (PAIRS) {
+            const V *vap = va + a0, *vbp = vb + b0;
+#pragma unroll
+            for (int j = 0; j < kItems; j++) {
+                const int i = j * kThreads + (int)threadIdx.x;
+                if (i < total) {
+                    const int s = src_s[i];
+                    vout[d0 + i] = s < nat ? vap[s] : vbp[s - nat];
+                }
+            }
+        }
+        __syncthreads(); /* keys_s is reused by the next tile */
     }
 }
 
 template <typename W, int KIND, typename V, bool PAIRS>
 gp_status merge_launch(gp_context *ctx, const gpi_merge_args *m)
 {
+    using P = gpi::merge_policy<sizeof(W)>;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    const size_t n = m->na + m->nb, tiles = (n + kTile - 1) / kTile;
+    const size_t n = m->na + m->nb, tiles = (n + P::tile - 1) / P::tile;
+    const W flip = gpi_order::flip_for<W>(m->descending);
+    size_t *splits = NULL;
+    gp_status s = gpi_workspace_aligned(ctx, (tiles + 1) * sizeof(size_t), (void **)&splits);
+    if (s) return s;
+    const W *a = (const W *)m->a_keys, *b = (const W *)m->b_keys;
+    merge_partition<W, KIND><<<gpi_stride_blocks(tiles + 1, P::partition_threads), P::partition_threads, 0, st>>>(
+        a, m->na, b, m->nb, tiles, splits, flip);
     const unsigned grid = (unsigned)std::min(tiles, (size_t)1 << 30);
-    merge_kernel<W, KIND, V, PAIRS><<<grid, kThreads, 0, st>>>(
-        (const W *)m->a_keys, m->na, (const W *)m->b_keys, m->nb, (const V *)m->a_values, (const V *)m->b_values,
-        (W *)m->keys_out, (V *)m->values_out, tiles, gpi_order::flip_for<W>(m->descending));
+    const bool out_vec = (uintptr_t)m->keys_out % 16 == 0;
+    merge_tiles<W, KIND, V, PAIRS><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
+                                                               (const V *)m->b_values, (W *)m->keys_out,
+                                                               (V *)m->values_out, tiles, splits, flip, out_vec);
     return gpi_cuda_status(ctx, cudaGetLastError(), "merge kernel");
 }
 

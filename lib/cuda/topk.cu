@@ -1,253 +1,433 @@
-/* cuda/topk.cu - the first k keys in an order, by radix select.
+/* cuda/topk.cu - the first k keys in an order, by a sampled radix select.
  *
  * Keys are compared as order images (complemented for descending), so the
- * task is always "the k smallest images, ties by lowest index". Steps, all
- * on the stream with nothing brought back to the host:
- *   1. radix select, 8 bits a pass from the top: a histogram of the current
- *      digit over the keys that match the digits chosen so far, then one
- *      block finds the digit whose bucket holds the k-th key and subtracts
- *      the keys of the lower buckets from the number still to find. After
- *      the last digit the k-th image T is known, and `remaining` says how
- *      many keys equal to T belong to the result (the others, k - remaining
- *      of them, are strictly below T);
- *   2. compaction in index order: each block counts, in its contiguous chunk,
- *      the keys below T and those equal to T; one block scans the counts;
- *      each block then writes its keys below T, and its keys equal to T
- *      whose rank among all of them is below `remaining`, with their
- *      indices, in index order (a block scan per 256 keys);
- *   3. a stable radix sort (CUB) of the k candidates by image, carrying
- *      the index: the keys below T come in index order and those equal to T
- *      share one image, so ties end by lowest index;
- *   4. keys_out and values_out (values or indices) gathered by index.
- * Scratch: the select state, per-block counts, 2 x k candidates (image and
- * index, double-buffered for the sort) and the sort's temporary storage. */
+ * task is always "the k smallest images, ties by lowest index". Everything
+ * runs on the stream; nothing comes back to the host (which path runs is
+ * decided on the device: the kernels of the other path return at once).
+ * The sampled path, one read of the keys:
+ *   1. one block takes a sample of the keys at evenly spaced positions and
+ *      selects its r-th smallest image as the threshold, r chosen so that
+ *      the keys up to it number comfortably more than k but fit the
+ *      candidate capacity (all keys when n fits it);
+ *   2. one read of the keys appends each key at or below the threshold,
+ *      as (image, index), to the candidates (warp-aggregated atomics);
+ *   3. one block checks k <= candidates <= capacity (else the exact path of
+ *      topk_exact.cuh runs instead) and radix-selects, over the candidates,
+ *      the k-th image T and, when more keys equal T than the result takes,
+ *      the largest index I taken among them (the lowest indices win);
+ *   4. the candidates below T, or equal to T with index <= I, are exactly
+ *      the k pairs of the result; a compaction writes them out.
+ * Then the k pairs are sorted by (image, index) - one radix sort of a
+ * 64-bit composite for 32-bit keys and n <= 2^32, else two stable sorts -
+ * and keys_out / values_out are gathered by index (keys keep their bits). */
 #include "order_image.cuh"
+#include "policy/topk.cuh"
 #include "search_internal.h"
+#include "topk_exact.cuh"
 
-#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kBins = 256;
-constexpr int kScanThreads = 1024; /* the counts scan: one block, kMaxChunks at most */
-constexpr int kMaxChunks = kScanThreads;
+using gpi_topk::Ctl;
+using P = gpi::topk_policy;
+constexpr int kSelThreads = P::select_threads;
 
-struct SelectState {
-    unsigned long long prefix;    /* the digits chosen so far (image bits above the current digit) */
-    unsigned long long remaining; /* keys still to find among those matching prefix */
+struct SelectSmem {
+    unsigned int hist[256];
+    unsigned long long prefix, rank, eq;
+    typename cub::BlockScan<unsigned int, kSelThreads>::TempStorage scan;
 };
 
-constexpr size_t kAlign = 256;
-size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
-
-/* Histogram of digit (image >> shift) & 255 over keys whose image matches
- * the state's prefix above the digit. Per-block counts fit 32 bits: the
- * grid is sized so no block sees 2^31 keys. */
-template <typename W, int KIND>
-__global__ void __launch_bounds__(kThreads)
-    digit_histogram(const W *__restrict__ keys, size_t n, W flip, const SelectState *state, int shift,
-                    unsigned long long *__restrict__ hist)
+/* One block: the rank-th smallest (1-based) of the values v with get(i, v)
+ * true, i < cnt (fewer than 2^32 of them), over the low `bits` bits of T
+ * (a multiple of 8). value: that value; rem: how many values equal to it
+ * are within the first rank; eq: how many values equal it. */
+template <typename T, typename Get>
+__device__ void block_select(SelectSmem &sm, Get get, size_t cnt, unsigned long long rank, int bits, T &value,
+                             unsigned long long &rem, unsigned long long &eq)
 {
-    __shared__ unsigned int h[kBins];
-    for (int b = threadIdx.x; b < kBins; b += kThreads) h[b] = 0;
-    __syncthreads();
-    const int top = shift + 8;
-    const W hi_mask = top >= (int)(8 * sizeof(W)) ? (W)0 : (W)(~(W)0 << top);
-    const W prefix = (W)state->prefix & hi_mask;
-    for (size_t i = blockIdx.x * (size_t)kThreads + threadIdx.x; i < n; i += (size_t)gridDim.x * kThreads) {
-        const W u = gpi_order::image<W, KIND>(keys[i], flip);
-        if ((u & hi_mask) == prefix) atomicAdd(&h[(u >> shift) & (kBins - 1)], 1u);
-    }
-    __syncthreads();
-    for (int b = threadIdx.x; b < kBins; b += kThreads)
-        if (h[b]) atomicAdd(&hist[b], (unsigned long long)h[b]);
-}
-
-/* One block of kBins threads: pick the bucket holding the remaining-th key,
- * record its digit, and clear the histogram for the next pass. first: the
- * state is not yet initialized (remaining = k, prefix = 0). */
-__global__ void __launch_bounds__(kBins)
-    select_digit(SelectState *state, unsigned long long *hist, int shift, int first, unsigned long long k)
-{
-    typedef cub::BlockScan<unsigned long long, kBins> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    const unsigned long long c = hist[threadIdx.x];
-    const unsigned long long rem = first ? k : state->remaining;
-    const unsigned long long prefix = first ? 0ull : state->prefix;
-    unsigned long long before;
-    Scan(tmp).ExclusiveSum(c, before);
-    __syncthreads(); /* every thread has read the state */
-    hist[threadIdx.x] = 0;
-    if (before < rem && rem <= before + c) {
-        state->prefix = prefix | ((unsigned long long)threadIdx.x << shift);
-        state->remaining = rem - before;
-    }
-}
-
-/* Keys of each chunk below T and equal to T. */
-template <typename W, int KIND>
-__global__ void __launch_bounds__(kThreads)
-    count_candidates(const W *__restrict__ keys, size_t n, size_t chunk, W flip, const SelectState *state,
-                     unsigned long long *below, unsigned long long *equal)
-{
-    typedef cub::BlockReduce<unsigned long long, kThreads> Reduce;
-    __shared__ typename Reduce::TempStorage tmp;
-    const W t = (W)state->prefix;
-    const size_t lo = blockIdx.x * chunk, hi = min(lo + chunk, n);
-    unsigned long long lt = 0, eq = 0;
-    for (size_t i = lo + threadIdx.x; i < hi; i += kThreads) {
-        const W u = gpi_order::image<W, KIND>(keys[i], flip);
-        lt += u < t;
-        eq += u == t;
-    }
-    const unsigned long long lt_sum = Reduce(tmp).Sum(lt);
-    __syncthreads();
-    const unsigned long long eq_sum = Reduce(tmp).Sum(eq);
-    if (threadIdx.x == 0) below[blockIdx.x] = lt_sum, equal[blockIdx.x] = eq_sum;
-}
-
-/* Exclusive scans of the chunks' counts, in place (one block). */
-__global__ void __launch_bounds__(kScanThreads) scan_counts(unsigned long long *below, unsigned long long *equal,
-                                                            int chunks)
-{
-    typedef cub::BlockScan<unsigned long long, kScanThreads> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    const int i = threadIdx.x;
-    unsigned long long b = i < chunks ? below[i] : 0, e = i < chunks ? equal[i] : 0, bx, ex;
-    Scan(tmp).ExclusiveSum(b, bx);
-    __syncthreads();
-    Scan(tmp).ExclusiveSum(e, ex);
-    if (i < chunks) below[i] = bx, equal[i] = ex;
-}
-
-/* Write each chunk's candidates in index order: keys below T at their rank
- * among them, keys equal to T at (k - remaining) + their rank among the
- * equal ones, while that rank is below remaining. */
-template <typename W, int KIND>
-__global__ void __launch_bounds__(kThreads)
-    scatter_candidates(const W *__restrict__ keys, size_t n, size_t chunk, W flip, const SelectState *state,
-                       unsigned long long k, const unsigned long long *below_off,
-                       const unsigned long long *equal_off, W *cand_img, unsigned long long *cand_idx)
-{
-    typedef cub::BlockScan<unsigned int, kThreads> Scan;
-    __shared__ typename Scan::TempStorage tmp;
-    const W t = (W)state->prefix;
-    const unsigned long long remaining = state->remaining, n_below = k - remaining;
-    unsigned long long ob = below_off[blockIdx.x], oe = equal_off[blockIdx.x];
-    const unsigned long long ob_end = blockIdx.x + 1 < gridDim.x ? below_off[blockIdx.x + 1] : n_below;
-    const size_t lo = blockIdx.x * chunk, hi = min(lo + chunk, n);
-    for (size_t base = lo; base < hi; base += kThreads) {
-        if (ob >= ob_end && oe >= remaining) break; /* nothing more of this chunk is taken */
-        const size_t i = base + threadIdx.x;
-        W u = 0;
-        unsigned int flags = 0;
-        if (i < hi) {
-            u = gpi_order::image<W, KIND>(keys[i], flip);
-            flags = (u < t ? 1u : 0u) | (u == t ? 1u << 16 : 0u);
+    typedef cub::BlockScan<unsigned int, kSelThreads> Scan;
+    const int tid = threadIdx.x;
+    if (tid == 0) sm.prefix = 0, sm.rank = rank, sm.eq = 0;
+    for (int shift = bits - 8; shift >= 0; shift -= 8) {
+        for (int b = tid; b < 256; b += kSelThreads) sm.hist[b] = 0;
+        __syncthreads();
+        const int top = shift + 8;
+        const T hi_mask = top >= (int)(8 * sizeof(T)) ? (T)0 : (T)(~(T)0 << top);
+        const T prefix = (T)sm.prefix;
+        for (size_t i = tid; i < cnt; i += kSelThreads) {
+            T v;
+            if (get(i, v) && (v & hi_mask) == prefix) atomicAdd(&sm.hist[(v >> shift) & 255], 1u);
         }
-        unsigned int rank, total;
-        Scan(tmp).ExclusiveSum(flags, rank, total);
-        __syncthreads(); /* tmp is reused by the next tile */
-        if (flags & 1u) {
-            const unsigned long long at = ob + (rank & 0xffffu);
-            cand_img[at] = u, cand_idx[at] = i;
-        } else if (flags) {
-            const unsigned long long r = oe + (rank >> 16);
-            if (r < remaining) cand_img[n_below + r] = u, cand_idx[n_below + r] = i;
-        }
-        ob += total & 0xffffu;
-        oe += total >> 16;
+        __syncthreads();
+        const unsigned int c = tid < 256 ? sm.hist[tid] : 0u;
+        unsigned int before;
+        Scan(sm.scan).ExclusiveSum(c, before);
+        const unsigned long long r = sm.rank;
+        __syncthreads(); /* every thread has read the rank and the prefix */
+        if (tid < 256 && before < r && r <= (unsigned long long)before + c)
+            sm.prefix = (unsigned long long)(prefix | ((T)tid << shift)), sm.rank = r - before, sm.eq = c;
+        __syncthreads();
     }
+    value = (T)sm.prefix, rem = sm.rank, eq = sm.eq;
+}
+
+/* Step 1 and the control block's set-up. mode 0: the exact path runs;
+ * 1: all keys are candidates; 2: the threshold is the r-th smallest of
+ * `sample` keys at positions floor(j n / sample). */
+template <typename W, int KIND>
+__global__ void __launch_bounds__(kSelThreads)
+    topk_threshold(Ctl *ctl, const W *__restrict__ keys, size_t n, W flip, int mode, size_t sample,
+                   unsigned long long r)
+{
+    __shared__ SelectSmem sm;
+    W thr = (W)~(W)0;
+    if (mode == 2) {
+        const size_t q = n / sample, rm = n % sample;
+        auto get = [&](size_t j, W &v) {
+            v = gpi_order::image<W, KIND>(keys[q * j + rm * j / sample], flip);
+            return true;
+        };
+        unsigned long long rem, eq;
+        block_select<W>(sm, get, sample, r, 8 * (int)sizeof(W), thr, rem, eq);
+    }
+    if (threadIdx.x == 0) {
+        ctl->threshold = thr;
+        ctl->count = 0, ctl->taken = 0;
+        ctl->exact = mode == 0;
+    }
+}
+
+/* Warp-aggregated append: each lane has c items; returns the position of
+ * its first in the candidates (all lanes of the warp must call it). */
+__device__ __forceinline__ unsigned long long warp_reserve(unsigned long long *counter, unsigned int c)
+{
+    const int lane = threadIdx.x & 31;
+    unsigned int incl = c;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned int y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += y;
+    }
+    const unsigned int total = __shfl_sync(0xffffffffu, incl, 31);
+    unsigned long long base = 0;
+    if (lane == 31) base = atomicAdd(counter, (unsigned long long)total);
+    base = __shfl_sync(0xffffffffu, base, 31);
+    return base + incl - c;
+}
+
+/* Step 2: the keys at or below the threshold, appended as (image, index).
+ * Whole warps loop together (the append is warp-wide). VEC: keys is
+ * 16-byte aligned; each lane reads P::vectors 16-byte vectors a round, and
+ * the first warp takes the keys past the last whole vector. */
+template <typename W, int KIND>
+__device__ __forceinline__ void append(Ctl *ctl, size_t cap, W *cand_img, unsigned long long *cand_idx, W v,
+                                       size_t i, bool take)
+{
+    if (!__any_sync(0xffffffffu, take)) return;
+    const unsigned long long at = warp_reserve(&ctl->count, take ? 1u : 0u);
+    if (take && at < cap) cand_img[at] = v, cand_idx[at] = i;
+}
+
+template <typename W, int KIND, bool VEC>
+__global__ void __launch_bounds__(P::threads)
+    topk_filter(Ctl *ctl, const W *__restrict__ keys, size_t n, W flip, size_t cap, W *__restrict__ cand_img,
+                unsigned long long *__restrict__ cand_idx)
+{
+    if (ctl->exact) return;
+    constexpr int kVI = VEC ? 16 / (int)sizeof(W) : 1, kU = P::vectors, kPer = kU * kVI;
+    const W thr = (W)ctl->threshold;
+    const size_t warps = (size_t)gridDim.x * (P::threads / 32);
+    const size_t warp = blockIdx.x * (size_t)(P::threads / 32) + threadIdx.x / 32;
+    const int lane = threadIdx.x & 31;
+    const size_t nv = n / kVI; /* whole vectors */
+    for (size_t w0 = warp * 32 * kU; w0 < nv; w0 += warps * 32 * kU) {
+        W v[kPer];
+#pragma unroll
+        for (int u = 0; u < kU; u++) {
+            const size_t vi = w0 + (size_t)u * 32 + lane;
+            if (vi < nv) {
+                if constexpr (VEC) {
+                    const uint4 raw = __ldg(reinterpret_cast<const uint4 *>(keys) + vi);
+                    const W *p = reinterpret_cast<const W *>(&raw);
+#pragma unroll
+                    for (int j = 0; j < kVI; j++) v[u * kVI + j] = p[j];
+                } else {
+                    v[u] = keys[vi];
+                }
+            }
+        }
+        unsigned int c = 0;
+        bool take[kPer];
+#pragma unroll
+        for (int u = 0; u < kU; u++)
+#pragma unroll
+            for (int j = 0; j < kVI; j++) {
+                const int t = u * kVI + j;
+                v[t] = gpi_order::image<W, KIND>(v[t], flip);
+                take[t] = w0 + (size_t)u * 32 + lane < nv && v[t] <= thr;
+                c += take[t];
+            }
+        if (!__any_sync(0xffffffffu, c != 0)) continue;
+        unsigned long long at = warp_reserve(&ctl->count, c);
+#pragma unroll
+        for (int u = 0; u < kU; u++)
+#pragma unroll
+            for (int j = 0; j < kVI; j++)
+                if (take[u * kVI + j]) {
+                    if (at < cap) cand_img[at] = v[u * kVI + j], cand_idx[at] = (w0 + (size_t)u * 32 + lane) * kVI + j;
+                    at++;
+                }
+    }
+    if (VEC && warp == 0) {
+        const size_t i = nv * kVI + (size_t)lane;
+        const W x = i < n ? gpi_order::image<W, KIND>(keys[i], flip) : (W)0;
+        append<W, KIND>(ctl, cap, cand_img, cand_idx, x, i, i < n && x <= thr);
+    }
+}
+
+/* Step 3: check the candidates, then the k-th image and the tie cut. */
+template <typename W>
+__global__ void __launch_bounds__(kSelThreads)
+    topk_select(Ctl *ctl, unsigned long long k, size_t cap, const W *__restrict__ cand_img,
+                const unsigned long long *__restrict__ cand_idx, int index_bits)
+{
+    __shared__ SelectSmem sm;
+    if (ctl->exact) return;
+    const unsigned long long cnt = ctl->count;
+    if (cnt < k || cnt > cap) {
+        __syncthreads(); /* every thread has read exact */
+        if (threadIdx.x == 0) ctl->exact = 1;
+        return;
+    }
+    W t;
+    unsigned long long rem, eq;
+    auto by_image = [&](size_t i, W &v) {
+        v = cand_img[i];
+        return true;
+    };
+    block_select<W>(sm, by_image, cnt, k, 8 * (int)sizeof(W), t, rem, eq);
+    unsigned long long cut = ~0ull;
+    if (eq > rem) {
+        auto by_index = [&](size_t i, unsigned long long &v) {
+            v = cand_idx[i];
+            return cand_img[i] == t;
+        };
+        unsigned long long r2, e2;
+        block_select<unsigned long long>(sm, by_index, cnt, rem, index_bits, cut, r2, e2);
+    }
+    if (threadIdx.x == 0) ctl->kth = t, ctl->kth_index = cut;
+}
+
+/* Step 4: exactly the k pairs of the result, in any order. */
+template <typename W>
+__global__ void __launch_bounds__(P::threads)
+    topk_take(Ctl *ctl, const W *__restrict__ cand_img, const unsigned long long *__restrict__ cand_idx,
+              W *__restrict__ out_img, unsigned long long *__restrict__ out_idx)
+{
+    if (ctl->exact) return;
+    const unsigned long long cnt = ctl->count, cut = ctl->kth_index;
+    const W t = (W)ctl->kth;
+    const size_t stride = (size_t)gridDim.x * P::threads;
+    /* whole warps loop together */
+    for (size_t i0 = blockIdx.x * (size_t)P::threads + (threadIdx.x & ~31u); i0 < cnt; i0 += stride) {
+        const size_t i = i0 + (threadIdx.x & 31);
+        W v = 0;
+        unsigned long long x = 0;
+        bool take = false;
+        if (i < cnt) {
+            v = cand_img[i], x = cand_idx[i];
+            take = v < t || (v == t && x <= cut);
+        }
+        if (!__any_sync(0xffffffffu, take)) continue;
+        const unsigned long long at = warp_reserve(&ctl->taken, take ? 1u : 0u);
+        if (take) out_img[at] = v, out_idx[at] = x;
+    }
+}
+
+/* The composite (image << index_bits | index) of each pair, in place of the index. */
+template <typename W>
+__global__ void topk_pack(const W *__restrict__ img, unsigned long long *idx, size_t k, int index_bits)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < k; i += (size_t)gridDim.x * blockDim.x)
+        idx[i] = ((unsigned long long)img[i] << index_bits) | idx[i];
 }
 
 template <typename W, typename V>
-__global__ void gather_out(const W *__restrict__ keys, const unsigned long long *__restrict__ idx, size_t k,
-                           W *__restrict__ keys_out, const V *__restrict__ values_in, V *__restrict__ values_out)
+__global__ void gather_out(const W *__restrict__ keys, const unsigned long long *__restrict__ idx,
+                           unsigned long long index_mask, size_t k, W *__restrict__ keys_out,
+                           const V *__restrict__ values_in, V *__restrict__ values_out)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < k; i += (size_t)gridDim.x * blockDim.x) {
-        const unsigned long long from = idx[i];
+        const unsigned long long from = idx[i] & index_mask;
         keys_out[i] = keys[from];
         if (values_out) values_out[i] = values_in ? values_in[from] : (V)from;
     }
 }
 
-template <typename N, typename W>
-cudaError_t sort_candidates(void *tmp, size_t &bytes, cub::DoubleBuffer<W> &kd,
-                            cub::DoubleBuffer<unsigned long long> &vd, size_t k, cudaStream_t st)
+template <typename N, typename K, typename V>
+cudaError_t sort_pairs(void *tmp, size_t &bytes, cub::DoubleBuffer<K> &kd, cub::DoubleBuffer<V> &vd, size_t k,
+                       int end_bit, cudaStream_t st)
 {
-    return cub::DeviceRadixSort::SortPairs(tmp, bytes, kd, vd, (N)k, 0, (int)(8 * sizeof(W)), st);
+    return cub::DeviceRadixSort::SortPairs(tmp, bytes, kd, vd, (N)k, 0, end_bit, st);
 }
+
+template <typename N, typename K>
+cudaError_t sort_keys(void *tmp, size_t &bytes, cub::DoubleBuffer<K> &kd, size_t k, int end_bit, cudaStream_t st)
+{
+    return cub::DeviceRadixSort::SortKeys(tmp, bytes, kd, (N)k, 0, end_bit, st);
+}
+
+constexpr size_t kAlign = 256;
+size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
 template <typename W, int KIND>
 gp_status topk_typed(gp_context *ctx, const gpi_topk_args *a)
 {
+    using namespace gpi_topk;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const W flip = gpi_order::flip_for<W>(a->descending);
     const W *keys = (const W *)a->keys_in;
     const size_t n = a->n, k = a->k;
     const int sms = std::max(ctx->sm_count, 1);
-    /* histogram grid: a few blocks per SM, and no block sees 2^31 keys */
-    const size_t hist_grid = std::max<size_t>(std::min<size_t>(gpi_stride_blocks(n, kThreads), (size_t)sms * 4),
-                                              (n >> 31) + 1);
-    /* chunks for the compaction: at most kMaxChunks, each a multiple of the block */
-    size_t chunk = (n + kMaxChunks - 1) / kMaxChunks;
-    chunk = std::max<size_t>((chunk + kThreads - 1) / kThreads * kThreads, (size_t)kThreads * 16);
-    const int chunks = (int)((n + chunk - 1) / chunk);
-    cudaError_t e;
-    gp_status s;
+    int index_bits = 1;
+    while (index_bits < 64 && ((n - 1) >> index_bits) != 0) index_bits++;
+    const bool composite = sizeof(W) == 4 && index_bits <= 32;
+    const int index_sort_bits = (index_bits + 7) / 8 * 8;
 
-    /* workspace: state + histogram, counts, candidates x 2, sort storage */
-    cub::DoubleBuffer<W> kd(NULL, NULL);
-    cub::DoubleBuffer<unsigned long long> vd(NULL, NULL);
-    size_t sort_bytes = 0;
-    e = k <= UINT32_MAX ? sort_candidates<uint32_t>(NULL, sort_bytes, kd, vd, k, st)
-                        : sort_candidates<unsigned long long>(NULL, sort_bytes, kd, vd, k, st);
+    /* the path: all keys as candidates, a sampled threshold, or exact */
+    int mode = 0;
+    size_t cap = 0;
+    unsigned long long r = 0;
+    const size_t base_cap = 2 * k + P::min_capacity;
+    if (n <= base_cap) {
+        mode = 1, cap = n;
+    } else if (n > P::sample) {
+        const double qs = (double)k * (double)P::sample / (double)n;
+        r = (unsigned long long)std::ceil(qs + 4.0 * std::sqrt(qs) + 8.0);
+        if (r < P::sample) {
+            const double expect = (double)r * (double)n / (double)P::sample;
+            mode = 2, cap = std::max(base_cap, (size_t)(2.0 * expect));
+        }
+    }
+    if (cap > P::max_capacity) mode = 0, cap = 0;
+
+    /* workspace: control, exact-path state and counts, candidates, k pairs x 2, sort storage */
+    cub::DoubleBuffer<W> imgs(NULL, NULL);
+    cub::DoubleBuffer<unsigned long long> idxs(NULL, NULL);
+    size_t sort_bytes = 0, b2 = 0;
+    cudaError_t e;
+    const bool big = k > UINT32_MAX;
+    const int key_bits = 8 * (int)sizeof(W), composite_bits = key_bits + index_bits;
+    if (composite) {
+        e = big ? sort_keys<unsigned long long>(NULL, sort_bytes, idxs, k, composite_bits, st)
+                : sort_keys<uint32_t>(NULL, sort_bytes, idxs, k, composite_bits, st);
+    } else {
+        e = big ? sort_pairs<unsigned long long>(NULL, sort_bytes, idxs, imgs, k, index_bits, st)
+                : sort_pairs<uint32_t>(NULL, sort_bytes, idxs, imgs, k, index_bits, st);
+        if (e == cudaSuccess)
+            e = big ? sort_pairs<unsigned long long>(NULL, b2, imgs, idxs, k, key_bits, st)
+                    : sort_pairs<uint32_t>(NULL, b2, imgs, idxs, k, key_bits, st);
+        sort_bytes = std::max(sort_bytes, b2);
+    }
     if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "top-k sort size query");
-    const size_t off_hist = align_up(sizeof(SelectState)), off_counts = off_hist + align_up(kBins * 8);
-    const size_t off_img = off_counts + align_up(2 * (size_t)kMaxChunks * 8);
+    const size_t off_state = align_up(sizeof(Ctl)), off_hist = off_state + align_up(sizeof(SelectState));
+    const size_t off_counts = off_hist + align_up(kBins * 8);
+    const size_t off_cimg = off_counts + align_up(2 * (size_t)kMaxChunks * 8);
+    const size_t off_cidx = off_cimg + align_up(cap * sizeof(W)), off_img = off_cidx + align_up(cap * 8);
     const size_t off_idx = off_img + align_up(k * sizeof(W)), off_img2 = off_idx + align_up(k * 8);
     const size_t off_idx2 = off_img2 + align_up(k * sizeof(W)), off_sort = off_idx2 + align_up(k * 8);
     char *ws = NULL;
-    if ((s = gpi_workspace_aligned(ctx, off_sort + sort_bytes, (void **)&ws))) return s;
-    SelectState *state = (SelectState *)ws;
+    gp_status s = gpi_workspace_aligned(ctx, off_sort + sort_bytes, (void **)&ws);
+    if (s) return s;
+    Ctl *ctl = (Ctl *)ws;
+    SelectState *state = (SelectState *)(ws + off_state);
     unsigned long long *hist = (unsigned long long *)(ws + off_hist);
     unsigned long long *below = (unsigned long long *)(ws + off_counts), *equal = below + kMaxChunks;
-    W *img = (W *)(ws + off_img), *img2 = (W *)(ws + off_img2);
+    W *cand_img = (W *)(ws + off_cimg), *img = (W *)(ws + off_img), *img2 = (W *)(ws + off_img2);
+    unsigned long long *cand_idx = (unsigned long long *)(ws + off_cidx);
     unsigned long long *idx = (unsigned long long *)(ws + off_idx), *idx2 = (unsigned long long *)(ws + off_idx2);
 
-    e = cudaMemsetAsync(hist, 0, kBins * 8, st);
+    /* the sampled path (its kernels return at once when the exact one runs) */
+    e = cudaMemsetAsync(ws, 0, off_counts, st); /* control, state, histogram */
+    if (e == cudaSuccess) {
+        topk_threshold<W, KIND><<<1, kSelThreads, 0, st>>>(ctl, keys, n, flip, mode, P::sample, r);
+        if (mode) {
+            const bool vec = (uintptr_t)keys % 16 == 0;
+            /* persistent blocks, as many as fit at once (each loops over rounds) */
+            int per_sm = 0;
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, vec ? topk_filter<W, KIND, true> : topk_filter<W, KIND, false>, P::threads, 0) !=
+                cudaSuccess)
+                (void)cudaGetLastError(), per_sm = 1;
+            per_sm = std::max(1, std::min(per_sm, P::blocks_per_sm));
+            const size_t rounds = (n / (16 / sizeof(W)) + 32 * P::vectors - 1) / (32 * P::vectors);
+            const unsigned grid = (unsigned)std::min<size_t>(
+                std::max<size_t>(rounds / (P::threads / 32), 1), (size_t)sms * per_sm);
+            if (vec)
+                topk_filter<W, KIND, true><<<grid, P::threads, 0, st>>>(ctl, keys, n, flip, cap, cand_img, cand_idx);
+            else
+                topk_filter<W, KIND, false><<<grid, P::threads, 0, st>>>(ctl, keys, n, flip, cap, cand_img,
+                                                                         cand_idx);
+            topk_select<W><<<1, kSelThreads, 0, st>>>(ctl, k, cap, cand_img, cand_idx, index_sort_bits);
+            topk_take<W><<<(unsigned)std::min<size_t>(gpi_stride_blocks(cap, P::threads), (size_t)sms * 8),
+                           P::threads, 0, st>>>(ctl, cand_img, cand_idx, img, idx);
+        }
+        e = cudaGetLastError();
+    }
+    /* the exact path */
+    const size_t hist_grid = std::max<size_t>(std::min<size_t>(gpi_stride_blocks(n, kThreads), (size_t)sms * 4),
+                                              (n >> 31) + 1);
+    size_t chunk = (n + kMaxChunks - 1) / kMaxChunks;
+    chunk = std::max<size_t>((chunk + kThreads - 1) / kThreads * kThreads, (size_t)kThreads * 16);
+    const int chunks = (int)((n + chunk - 1) / chunk);
     for (int shift = (int)(8 * sizeof(W)) - 8; e == cudaSuccess && shift >= 0; shift -= 8) {
         const bool first = shift == (int)(8 * sizeof(W)) - 8;
-        digit_histogram<W, KIND><<<(unsigned)hist_grid, kThreads, 0, st>>>(keys, n, flip, state, shift, hist);
-        select_digit<<<1, kBins, 0, st>>>(state, hist, shift, first, k);
+        exact_histogram<W, KIND><<<(unsigned)hist_grid, kThreads, 0, st>>>(ctl, keys, n, flip, state, shift, hist);
+        exact_digit<<<1, kBins, 0, st>>>(ctl, state, hist, shift, first, k);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) {
-        count_candidates<W, KIND><<<chunks, kThreads, 0, st>>>(keys, n, chunk, flip, state, below, equal);
-        scan_counts<<<1, kScanThreads, 0, st>>>(below, equal, chunks);
-        scatter_candidates<W, KIND><<<chunks, kThreads, 0, st>>>(keys, n, chunk, flip, state, k, below, equal, img,
-                                                                 idx);
+        exact_count<W, KIND><<<chunks, kThreads, 0, st>>>(ctl, keys, n, chunk, flip, state, below, equal);
+        exact_scan<<<1, kScanThreads, 0, st>>>(ctl, below, equal, chunks);
+        exact_scatter<W, KIND><<<chunks, kThreads, 0, st>>>(ctl, keys, n, chunk, flip, state, k, below, equal, img,
+                                                            idx);
         e = cudaGetLastError();
     }
     if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "top-k select");
-    kd = cub::DoubleBuffer<W>(img, img2);
-    vd = cub::DoubleBuffer<unsigned long long>(idx, idx2);
-    e = k <= UINT32_MAX ? sort_candidates<uint32_t>(ws + off_sort, sort_bytes, kd, vd, k, st)
-                        : sort_candidates<unsigned long long>(ws + off_sort, sort_bytes, kd, vd, k, st);
+
+    /* the k pairs by (image, index) */
+    const unsigned kgrid = gpi_stride_blocks(k, P::threads);
+    unsigned long long index_mask = ~0ull;
+    idxs = cub::DoubleBuffer<unsigned long long>(idx, idx2);
+    imgs = cub::DoubleBuffer<W>(img, img2);
+    if (composite) {
+        topk_pack<W><<<kgrid, P::threads, 0, st>>>(img, idx, k, index_bits);
+        e = big ? sort_keys<unsigned long long>(ws + off_sort, sort_bytes, idxs, k, composite_bits, st)
+                : sort_keys<uint32_t>(ws + off_sort, sort_bytes, idxs, k, composite_bits, st);
+        index_mask = index_bits >= 64 ? ~0ull : (1ull << index_bits) - 1;
+    } else {
+        e = big ? sort_pairs<unsigned long long>(ws + off_sort, sort_bytes, idxs, imgs, k, index_bits, st)
+                : sort_pairs<uint32_t>(ws + off_sort, sort_bytes, idxs, imgs, k, index_bits, st);
+        if (e == cudaSuccess)
+            e = big ? sort_pairs<unsigned long long>(ws + off_sort, sort_bytes, imgs, idxs, k, key_bits, st)
+                    : sort_pairs<uint32_t>(ws + off_sort, sort_bytes, imgs, idxs, k, key_bits, st);
+    }
     if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "top-k sort");
-    const unsigned grid = gpi_stride_blocks(k, kThreads);
     if (a->value_size == 4)
-        gather_out<W, uint32_t><<<grid, kThreads, 0, st>>>(keys, vd.Current(), k, (W *)a->keys_out,
-                                                           (const uint32_t *)a->values_in, (uint32_t *)a->values_out);
+        gather_out<W, uint32_t><<<kgrid, P::threads, 0, st>>>(keys, idxs.Current(), index_mask, k, (W *)a->keys_out,
+                                                              (const uint32_t *)a->values_in,
+                                                              (uint32_t *)a->values_out);
     else
-        gather_out<W, uint64_t><<<grid, kThreads, 0, st>>>(keys, vd.Current(), k, (W *)a->keys_out,
-                                                           (const uint64_t *)a->values_in, (uint64_t *)a->values_out);
+        gather_out<W, uint64_t><<<kgrid, P::threads, 0, st>>>(keys, idxs.Current(), index_mask, k, (W *)a->keys_out,
+                                                              (const uint64_t *)a->values_in,
+                                                              (uint64_t *)a->values_out);
     return gpi_cuda_status(ctx, cudaGetLastError(), "top-k output");
 }
 
