@@ -3,9 +3,10 @@
  * here (runs found by scanning forward to each run's end, then reduced in a
  * separate loop), bit for bit, float sums included: every key dtype with
  * every value dtype and op, the test sizes and CUDA tile edges (tiles of
- * 2048), run shapes (all equal, all distinct, random runs of 1..10, few
- * distinct keys, runs of 10^6), NaN and -0.0 keys, in place, outputs past
- * the count still poisoned, and bad arguments with outputs untouched. */
+ * 4096 4-byte or 2048 8-byte keys; float sums 2048), run shapes (all equal,
+ * all distinct, random runs of 1..10, few distinct keys, runs of 10^6), NaN
+ * and -0.0 keys, in place, buffers not 16-byte aligned, outputs past the
+ * count still poisoned, and bad arguments with outputs untouched. */
 #include "test_util.h"
 
 #include <gpuprim/runs.h>
@@ -25,7 +26,8 @@ static const char *call_name(int c)
     return names[c];
 }
 
-/* ---- the tiny reference ----------------------------------------------------------- */
+/* ---- the tiny reference
+ * ----------------------------------------------------------- */
 static int tiny_equal(gp_dtype d, const void *k, size_t i, size_t j)
 {
     switch (d) {
@@ -64,7 +66,8 @@ static void tiny_reduce(gp_dtype d, gp_op op, const void *values, size_t s, size
 #undef TINY
 }
 
-/* The runs of keys[0, n): first keys, values (per call), lengths; returns the count. */
+/* The runs of keys[0, n): first keys, values (per call), lengths; returns the
+ * count. */
 static size_t tiny_runs(int call, gp_dtype kd, gp_dtype vd, gp_op op, const void *keys, const void *values, size_t n,
                         void *kout, void *vout, uint64_t *lens)
 {
@@ -82,7 +85,8 @@ static size_t tiny_runs(int call, gp_dtype kd, gp_dtype vd, gp_op op, const void
     return r;
 }
 
-/* ---- inputs ------------------------------------------------------------------------- */
+/* ---- inputs
+ * ------------------------------------------------------------------------- */
 enum shape { ALL_EQUAL, DISTINCT, RUNS_1_TO_10, FEW_KEYS, RUNS_OF_A_MILLION, NSHAPES };
 static const char *shape_name(int s)
 {
@@ -127,7 +131,8 @@ static void fill_keys(gp_dtype d, void *k, size_t n, int shape)
     }
 }
 
-/* ---- one call against the tiny reference ------------------------------------------- */
+/* ---- one call against the tiny reference
+ * ------------------------------------------- */
 /* Values compare bit for bit, except that any NaN matches any NaN: a sum
  * of NaNs is NaN on both backends, but its payload and sign are the
  * hardware's (x86 keeps an operand's, the GPU gives its canonical NaN). */
@@ -242,7 +247,8 @@ static void check_shape(gp_context *ctx, size_t n, int shape, size_t types)
     }
 }
 
-/* ---- (1) the CPU reference against the tiny one ------------------------------------ */
+/* ---- (1) the CPU reference against the tiny one
+ * ------------------------------------ */
 static void cpu_reference_matches_tiny(void **state)
 {
     gp_context *ctx;
@@ -259,12 +265,14 @@ static void cpu_reference_matches_tiny(void **state)
     gp_context_destroy(ctx);
 }
 
-/* ---- (2) each backend: sizes x shapes x types ------------------------------------------ */
+/* ---- (2) each backend: sizes x shapes x types
+ * ------------------------------------------ */
 static void runs_match_reference(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    /* CUDA tiles hold 2048 elements: one tile +-1, two, many with a partial last one */
-    static const size_t edges[] = {2047, 2048, 2049, 4095, 4096, 4097, 2048 * 7 + 5};
+    /* CUDA tiles hold 4096 4-byte or 2048 8-byte keys (float sums: 2048):
+     * one tile +-1, two, many with a partial last one */
+    static const size_t edges[] = {2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193, 2048 * 7 + 5, 4096 * 7 + 5};
     const size_t *sizes = gpt_sizes();
     size_t si;
     int sh;
@@ -283,7 +291,8 @@ static void runs_of_a_million(void **state)
     check_shape(ctx, gpt_quick() ? 2000003 : 3500001, RUNS_OF_A_MILLION, 2);
 }
 
-/* ---- (3) float keys: NaN is a run of its own, -0.0 == +0.0 (first key out) ---------- */
+/* ---- (3) float keys: NaN is a run of its own, -0.0 == +0.0 (first key out)
+ * ---------- */
 static void runs_float_keys(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -362,7 +371,8 @@ static void runs_float_values(void **state)
     gpt_buffer_free(ctx, d_vo);
 }
 
-/* ---- (4) in place ------------------------------------------------------------------------ */
+/* ---- (4) in place
+ * ------------------------------------------------------------------------ */
 static void runs_in_place(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -422,7 +432,163 @@ static void runs_in_place(void **state)
     free(got_l);
 }
 
-/* ---- (5) bad arguments: a status, a message, outputs untouched ---------------------- */
+/* In place on 4-byte keys and values (the exact kernel; runs_in_place's
+ * float sums take the ordered one): runs of one put every output entry on
+ * its own input element, also the last key of each tile, which the next
+ * tile reads as the key before its first. */
+static void runs_in_place_exact(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = 4096 * 5 + 3;
+    int32_t *keys = gpt_malloc(n * 4), *vals = gpt_malloc(n * 4), *want_k = gpt_malloc(n * 4);
+    int32_t *want_v = gpt_malloc(n * 4), *got = gpt_malloc(n * 4), *got_v = gpt_malloc(n * 4);
+    uint64_t *want_l = gpt_malloc(n * 8), *got_l = gpt_malloc(n * 8);
+    static const int shapes[] = {DISTINCT, RUNS_1_TO_10, ALL_EQUAL};
+    static const gp_op exact_ops[] = {GP_OP_SUM, GP_OP_MIN};
+    size_t si, oi, want, count = 0;
+    for (si = 0; si < COUNT(shapes); si++) {
+        void *d_k, *d_v;
+        uint64_t *d_l;
+        fill_keys(GP_INT32, keys, n, shapes[si]);
+        gpt_fill_random(GP_INT32, vals, n, 0);
+
+        want = tiny_runs(RLE, GP_INT32, GP_INT32, GP_OP_SUM, keys, NULL, n, want_k, NULL, want_l);
+        d_k = gpt_buffer_from(ctx, keys, n * 4);
+        d_l = gpt_poisoned_buffer(ctx, n * 8);
+        GPT_OK(ctx, gp_run_length_encode(ctx, GP_INT32, d_k, n, d_k, d_l, &count));
+        assert_int_equal(count, want);
+        gpt_buffer_to(ctx, got, d_k, n * 4);
+        gpt_buffer_to(ctx, got_l, d_l, n * 8);
+        assert_memory_equal(got, want_k, want * 4);
+        assert_memory_equal(got + want, keys + want, (n - want) * 4);
+        assert_memory_equal(got_l, want_l, want * 8);
+        gpt_buffer_free(ctx, d_k);
+        gpt_buffer_free(ctx, d_l);
+
+        for (oi = 0; oi < COUNT(exact_ops); oi++) {
+            want = tiny_runs(REDUCE_BY_KEY, GP_INT32, GP_INT32, exact_ops[oi], keys, vals, n, want_k, want_v, want_l);
+            d_k = gpt_buffer_from(ctx, keys, n * 4);
+            d_v = gpt_buffer_from(ctx, vals, n * 4);
+            d_l = gpt_poisoned_buffer(ctx, n * 8);
+            GPT_OK(ctx, gp_reduce_by_key(ctx, GP_INT32, GP_INT32, exact_ops[oi], d_k, d_v, n, d_k, d_v, d_l, &count));
+            assert_int_equal(count, want);
+            gpt_buffer_to(ctx, got, d_k, n * 4);
+            gpt_buffer_to(ctx, got_v, d_v, n * 4);
+            gpt_buffer_to(ctx, got_l, d_l, n * 8);
+            assert_memory_equal(got, want_k, want * 4);
+            assert_memory_equal(got_v, want_v, want * 4);
+            assert_memory_equal(got_l, want_l, want * 8);
+            assert_memory_equal(got_v + want, vals + want, (n - want) * 4);
+            gpt_buffer_free(ctx, d_k);
+            gpt_buffer_free(ctx, d_v);
+            gpt_buffer_free(ctx, d_l);
+        }
+
+        want = tiny_runs(UNIQUE_BY_KEY, GP_INT32, GP_INT32, GP_OP_SUM, keys, vals, n, want_k, want_v, NULL);
+        d_k = gpt_buffer_from(ctx, keys, n * 4);
+        d_v = gpt_buffer_from(ctx, vals, n * 4);
+        GPT_OK(ctx, gp_unique_by_key(ctx, GP_INT32, GP_INT32, d_k, d_v, n, d_k, d_v, &count));
+        assert_int_equal(count, want);
+        gpt_buffer_to(ctx, got, d_k, n * 4);
+        gpt_buffer_to(ctx, got_v, d_v, n * 4);
+        assert_memory_equal(got, want_k, want * 4);
+        assert_memory_equal(got_v, want_v, want * 4);
+        gpt_buffer_free(ctx, d_k);
+        gpt_buffer_free(ctx, d_v);
+    }
+    free(keys);
+    free(vals);
+    free(want_k);
+    free(want_v);
+    free(got);
+    free(got_v);
+    free(want_l);
+    free(got_l);
+}
+
+/* Buffers one element past a 16-byte boundary: the CUDA kernels load full
+ * tiles element by element there instead of 16 bytes at a time. */
+static void check_misaligned(gp_context *ctx, int call, gp_dtype kd, gp_dtype vd, gp_op op, size_t n, int shape)
+{
+    const size_t ks = gp_dtype_size(kd), vs = gp_dtype_size(vd);
+    char *keys = gpt_malloc((n + 1) * ks), *vals = gpt_malloc((n + 1) * vs);
+    void *want_k = gpt_malloc(n * ks), *want_v = gpt_malloc(n * vs), *got_k = gpt_malloc(n * ks);
+    void *got_v = gpt_malloc(n * vs);
+    uint64_t *want_l = gpt_malloc(n * 8), *got_l = gpt_malloc(n * 8);
+    const int wants_values = call == REDUCE_BY_KEY || call == UNIQUE_BY_KEY;
+    const int wants_lengths = call == RLE || call == REDUCE_BY_KEY;
+    char *d_k, *d_v, *d_ko, *d_vo;
+    uint64_t *d_l;
+    size_t want, count = 0;
+    char what[120];
+    snprintf(what, sizeof what, "%s keys %s values %s op %d, misaligned, %s, n=%zu [%s]", call_name(call),
+             gpt_dtype_name(kd), gpt_dtype_name(vd), (int)op, shape_name(shape), n, gpt_backend_name(ctx));
+    memset(keys, 0, ks);
+    memset(vals, 0, vs);
+    fill_keys(kd, keys + ks, n, shape);
+    gpt_fill_random(vd, vals + vs, n, 0);
+    want = tiny_runs(call, kd, vd, op, keys + ks, wants_values ? vals + vs : NULL, n, want_k, want_v,
+                     wants_lengths ? want_l : NULL);
+    d_k = gpt_buffer_from(ctx, keys, (n + 1) * ks);
+    d_v = gpt_buffer_from(ctx, vals, (n + 1) * vs);
+    d_ko = gpt_poisoned_buffer(ctx, (n + 1) * ks);
+    d_vo = gpt_poisoned_buffer(ctx, (n + 1) * vs);
+    d_l = gpt_poisoned_buffer(ctx, (n + 1) * 8);
+    switch (call) {
+    case REDUCE_BY_KEY:
+        GPT_OK(ctx, gp_reduce_by_key(ctx, kd, vd, op, d_k + ks, d_v + vs, n, d_ko + ks, d_vo + vs, d_l + 1, &count));
+        break;
+    case UNIQUE: GPT_OK(ctx, gp_unique(ctx, kd, d_k + ks, n, d_ko + ks, &count)); break;
+    case UNIQUE_BY_KEY:
+        GPT_OK(ctx, gp_unique_by_key(ctx, kd, vd, d_k + ks, d_v + vs, n, d_ko + ks, d_vo + vs, &count));
+        break;
+    default: GPT_OK(ctx, gp_run_length_encode(ctx, kd, d_k + ks, n, d_ko + ks, d_l + 1, &count)); break;
+    }
+    if (count != want) fail_msg("%s: count %zu, want %zu", what, count, want);
+    gpt_buffer_to(ctx, got_k, d_ko + ks, n * ks);
+    gpt_buffer_to(ctx, got_v, d_vo + vs, n * vs);
+    gpt_buffer_to(ctx, got_l, d_l + 1, n * 8);
+    if (memcmp(got_k, want_k, count * ks)) fail_msg("%s: keys differ", what);
+    gpt_expect_poison(got_k, count * ks, n * ks, what);
+    if (wants_values) {
+        size_t i;
+        for (i = 0; i < count && same_value(vd, (char *)got_v + i * vs, (char *)want_v + i * vs); i++) {}
+        if (i < count) fail_msg("%s: values differ first at run %zu", what, i);
+    }
+    if (wants_lengths && memcmp(got_l, want_l, count * 8)) fail_msg("%s: lengths differ", what);
+    gpt_buffer_free(ctx, d_k);
+    gpt_buffer_free(ctx, d_v);
+    gpt_buffer_free(ctx, d_ko);
+    gpt_buffer_free(ctx, d_vo);
+    gpt_buffer_free(ctx, d_l);
+    free(keys);
+    free(vals);
+    free(want_k);
+    free(want_v);
+    free(got_k);
+    free(got_v);
+    free(want_l);
+    free(got_l);
+}
+
+static void runs_misaligned(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const int shapes[] = {DISTINCT, RUNS_1_TO_10};
+    size_t si;
+    for (si = 0; si < COUNT(shapes); si++) {
+        const int sh = shapes[si];
+        check_misaligned(ctx, UNIQUE, GP_INT32, GP_INT32, GP_OP_SUM, 4096 * 3 + 7, sh);
+        check_misaligned(ctx, RLE, GP_UINT64, GP_INT32, GP_OP_SUM, 2048 * 3 + 7, sh);
+        check_misaligned(ctx, UNIQUE_BY_KEY, GP_INT32, GP_INT64, GP_OP_SUM, 4096 * 3 + 7, sh);
+        check_misaligned(ctx, REDUCE_BY_KEY, GP_INT32, GP_INT32, GP_OP_SUM, 4096 * 3 + 7, sh);
+        check_misaligned(ctx, REDUCE_BY_KEY, GP_FLOAT32, GP_UINT64, GP_OP_MAX, 4096 * 3 + 7, sh);
+        check_misaligned(ctx, REDUCE_BY_KEY, GP_INT64, GP_FLOAT32, GP_OP_MIN, 2048 * 3 + 7, sh);
+    }
+}
+
+/* ---- (5) bad arguments: a status, a message, outputs untouched
+ * ---------------------- */
 static void runs_bad_arguments(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -503,6 +669,8 @@ int main(void)
         GPT_TEST_BOTH(runs_float_keys),
         GPT_TEST_BOTH(runs_float_values),
         GPT_TEST_BOTH(runs_in_place),
+        GPT_TEST_BOTH(runs_in_place_exact),
+        GPT_TEST_BOTH(runs_misaligned),
         GPT_TEST_BOTH(runs_bad_arguments),
     };
     gpt_seed_once();

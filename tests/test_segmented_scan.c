@@ -117,7 +117,8 @@ static void run_case(gp_context *ctx, gp_dtype d, gp_op op, int inclusive, int s
 static void segmented_scan_matches_reference(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    static const size_t sizes[] = {1, 2, 33, 2047, 2048, 2049, 65537, 1000003, 5000011};
+    /* CUDA tiles: 2048 (float sums; 8-byte values) or 4096 (4-byte values) elements */
+    static const size_t sizes[] = {1, 2, 33, 2047, 2048, 2049, 4095, 4096, 4097, 8193, 65537, 1000003, 5000011};
     size_t di, oi, si;
     int shape, inc;
     gpt_seed_once();
@@ -130,6 +131,70 @@ static void segmented_scan_matches_reference(void **state)
                         run_case(ctx, dtypes[di], ops[oi], inc, shape, sizes[si], 0, (int)(si % 2));
                         if (shape < 2) run_case(ctx, dtypes[di], ops[oi], inc, shape, sizes[si], 1, (int)(si % 2));
                     }
+}
+
+/* By key with runs spanning many CUDA tiles, 8-byte and float keys, and
+ * buffers one element past a 16-byte boundary (loads and stores element by
+ * element), against the CPU reference. */
+static void by_key_case(gp_context *ctx, gp_dtype kd, gp_dtype d, gp_op op, int inclusive, size_t n, size_t run,
+                        int misaligned)
+{
+    const size_t es = gp_dtype_size(d), ks = gp_dtype_size(kd), skew = misaligned ? 1 : 0;
+    char *keys = gpt_malloc((n + 1) * ks), *host = gpt_malloc((n + 1) * es);
+    void *ref = gpt_malloc(n * es), *got = gpt_malloc(n * es);
+    char *dk, *din, *dout;
+    size_t i;
+    char what[128];
+    gpi_segscan_args a = {d, op, inclusive, NULL, ref, n, NULL, 0, kd, NULL};
+    memset(keys, 0, ks);
+    memset(host, 0, es);
+    for (i = 0; i < n; i++) {
+        const uint64_t u = i / run;
+        char *k = keys + (i + 1) * ks;
+        if (kd == GP_UINT64)
+            memcpy(k, &u, 8);
+        else if (kd == GP_FLOAT32) {
+            const float f = (float)u;
+            memcpy(k, &f, 4);
+        } else {
+            const uint32_t w = (uint32_t)u;
+            memcpy(k, &w, 4);
+        }
+    }
+    fill_input(d, op, host + es, n);
+    a.in = host + skew * es; /* what the device reads (aligned: the last element unused) */
+    a.keys = keys + skew * ks;
+    gpt_poison(ref, n * es);
+    assert_int_equal(gpi_cpu_segmented_scan(&a), GP_SUCCESS);
+    dk = gpt_buffer_from(ctx, keys, (n + 1) * ks);
+    din = gpt_buffer_from(ctx, host, (n + 1) * es);
+    dout = gpt_poisoned_buffer(ctx, (n + 1) * es);
+    GPT_OK(ctx, gp_scan_by_key(ctx, kd, dk + skew * ks, d, op, inclusive ? GP_SCAN_INCLUSIVE : GP_SCAN_EXCLUSIVE,
+                               din + skew * es, dout + skew * es, n));
+    gpt_buffer_to(ctx, got, dout + skew * es, n * es);
+    snprintf(what, sizeof what, "scan by key %s keys, %s, runs of %zu%s [%s]", gpt_dtype_name(kd), op_name(op), run,
+             misaligned ? ", misaligned" : "", gpt_backend_name(ctx));
+    expect_equal(ref, got, d, n, what);
+    gpt_buffer_free(ctx, dk), gpt_buffer_free(ctx, din), gpt_buffer_free(ctx, dout);
+    free(keys), free(host), free(ref), free(got);
+}
+
+static void scan_by_key_long_runs_wide_keys_misaligned(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = gpt_quick() ? 300007 : 1000003;
+    int mis, inc;
+    gpt_seed_once();
+    for (mis = 0; mis < 2; mis++)
+        for (inc = 0; inc < 2; inc++) {
+            by_key_case(ctx, GP_UINT32, GP_INT32, GP_OP_SUM, inc, n, 100003, mis);
+            by_key_case(ctx, GP_UINT64, GP_INT32, GP_OP_SUM, inc, n, 7, mis);
+            by_key_case(ctx, GP_UINT32, GP_INT64, GP_OP_MAX, inc, n, 50001, mis);
+            by_key_case(ctx, GP_FLOAT32, GP_FLOAT32, GP_OP_MIN, inc, n, 3, mis);
+            by_key_case(ctx, GP_UINT64, GP_FLOAT64, GP_OP_MAX, inc, n, 9000, mis);
+            by_key_case(ctx, GP_UINT32, GP_UINT32, GP_OP_MIN, inc, 4096 * 3 + 1, 1, mis);
+            by_key_case(ctx, GP_UINT32, GP_UINT32, GP_OP_SUM, inc, 4096 * 3 - 1, 4096 * 3, mis);
+        }
 }
 
 /* NaN keys never equal (each its own segment); -0.0 equals +0.0. */
@@ -210,6 +275,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_matches_brute_force),
         GPT_TEST_BOTH(segmented_scan_matches_reference),
+        GPT_TEST_BOTH(scan_by_key_long_runs_wide_keys_misaligned),
         GPT_TEST_BOTH(float_keys),
         GPT_TEST_BOTH(nan_and_zero_heads),
         GPT_TEST_BOTH(bad_arguments),

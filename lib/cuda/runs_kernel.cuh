@@ -1,423 +1,244 @@
-/* runs_kernel.cuh - one kernel for every call over runs of equal
- * consecutive keys (reduce-by-key, unique, unique-by-key, run-length
- * encoding): one read of the keys (and values), one write of the runs.
+/* runs_kernel.cuh - the single-pass kernel over runs of equal consecutive
+ * keys for every exact case: unique, unique-by-key, run-length encoding,
+ * and reduce-by-key with integer sums, min or max (float sums, whose bits
+ * must be sequential, take runs_ordered_kernel.cuh). One read of the keys
+ * (and values), one write of the runs.
  *
- * Tiles of runs_tile_items elements, a block a tile; thread t of a tile owns
- * runs_per_thread consecutive elements. Each thread loads its keys (and the
- * key before its first, across thread and tile boundaries), marks run heads
- * (an element whose key differs from the one before it), counts them, and
- * folds its values from its last head: its "carry", the value of the run it
- * leaves open, with that run's head position.
+ * Layout: a tile of THREADS threads x IPT consecutive elements each
+ * (runs_policy::key_bytes of keys: 16-byte loads), thread t at t * IPT.
+ * An element is a run head when its key differs from the one before it.
  *
- * Two chains cross tiles, both through a per-tile status published with a
- * fence before its flag:
- *   - the head count: an exclusive sum gives every run its output slot
- *     (aggregate, then inclusive prefix: decoupled look-back);
- *   - the open run: a tile holding a head knows the run it leaves open
- *     without looking back, and publishes it at once; only a tile without
- *     heads (inside a run longer than a tile) inherits it from its
- *     predecessor. Exact operators (integer sums, min, max) publish such a
- *     tile's own aggregate and the look-back combines aggregates; float sums
- *     (ORDERED) do not: the tile waits for its predecessor's open run and
- *     folds onto it, value by value.
- * The same two rules hold within the tile: exact operators combine the
- * threads' carries with a segmented scan (earlier operand on the left, so
- * min/max keep the earliest of equal values); float sums pass the open run
- * from thread to thread, each thread without a head adding its values to it
- * in order. So a float sum is (((v0 + v1) + v2) + ...) over the run, exactly
- * the CPU backend's sequential sum; its cost grows with the longest run.
+ * Everything crossing elements is one pair, combined left to right:
+ *   (count, pos, v):  count  heads in the stretch,
+ *                     pos    the position of its last head,
+ *                     v      the reduction from that head (or of the whole
+ *                            stretch when it holds no head) to its end;
+ *   a then b = (a.count + b.count, b.count ? b.pos : a.pos,
+ *               b.count ? b.v : op(a.v, b.v)),
+ * associative for associative op, and exact for integer sums, min and max
+ * (earlier operand always on the left: of equal values min and max keep the
+ * earliest). Each thread forms its pair; block_pair_prefixes
+ * (pair_lookback.cuh) scans them across the block and chains tiles by a
+ * warp-wide decoupled look-back. The pair entering a thread then gives its
+ * first head's output slot (count), and the run open when it starts (v,
+ * pos). Unique and unique-by-key carry the count alone (one 64-bit word
+ * with its flag); run-length encoding adds pos; reduce-by-key pos and v.
  *
- * A run's key (and, for unique-by-key, its value) is written by the thread
- * holding its head; its reduction and length by the thread that holds the
- * next head, or the last element. Each tile reads all of its input before
- * it publishes anything and writes only after its look-back, and every
- * output entry lands at or before the input position it comes from: in place
- * (keys_out == keys_in, values_out == values_in) is safe. */
+ * Output: a run's key (and first value) is due at its head; its reduction
+ * and length once the next head (or the last element) is met, so a tile
+ * completes runs [before - 1, before + count - 1) (and the last run, if it
+ * holds element n - 1). Each kind is staged in shared memory at its slot
+ * within the tile, then written by the block in order (coalesced); padding
+ * one element per 128 bytes keeps the staging writes of runs of one (lane l
+ * at l * IPT + i) free of bank conflicts. In place is safe: a tile writes only
+ * after its look-back, when every earlier tile has read all of its input; every
+ * entry lands at or before the input position it comes from; and a key it could
+ * write at the element the next tile reads (its last) is that key itself. */
 #ifndef GPUPRIM_CUDA_RUNS_KERNEL_CUH
 #define GPUPRIM_CUDA_RUNS_KERNEL_CUH
 
 #include "ops.cuh"
-#include "block_scan.cuh"
-#include "lookback.cuh"
-#include "warp_scan.cuh"
+#include "pair_lookback.cuh"
+#include "policy/runs.cuh"
+#include "runs_common.cuh"
+#include "vector_io.cuh"
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 namespace gpi {
 
-enum runs_mode { RUNS_NO_VALUES, RUNS_FIRST, RUNS_REDUCE };
-
-constexpr int runs_threads = 256;
-constexpr int runs_per_thread = 8;
-constexpr long long runs_tile_items = (long long)runs_threads * runs_per_thread;
-
-/* Integer sums wrap: they run on the unsigned type of the width. */
-template <typename T>
-struct sum_type {
-    using type = T;
+/* ---- the pairs of each mode ---- */
+struct run_count { /* unique, unique-by-key */
+    unsigned long long count;
+    static constexpr bool packed = true, has_pos = false, has_value = false;
+    __device__ __forceinline__ unsigned long long word() const { return count; }
+    __device__ static __forceinline__ run_count from_word(unsigned long long w) { return run_count{w}; }
 };
-template <>
-struct sum_type<int32_t> {
-    using type = uint32_t;
+struct run_count_pos { /* run-length encoding */
+    unsigned long long count, pos;
+    static constexpr bool packed = false, has_pos = true, has_value = false;
 };
-template <>
-struct sum_type<long long> {
-    using type = unsigned long long;
+template <typename V>
+struct run_count_value { /* reduce-by-key */
+    unsigned long long count, pos;
+    V v;
+    static constexpr bool packed = false, has_pos = true, has_value = true;
 };
 
-/* The operator of modes without a reduction (the carried value is unused). */
-template <typename T>
-struct OpFirst {
-    __device__ __forceinline__ T operator()(const T &a, const T &) const { return a; }
-};
-
-struct runs_count_add {
-    __device__ __forceinline__ unsigned long long operator()(unsigned long long a, unsigned long long b) const
+template <typename Pair, typename Op>
+struct run_combine {
+    __device__ __forceinline__ Pair operator()(const Pair &a, const Pair &b) const
     {
-        return a + b;
+        Pair r = b;
+        r.count = a.count + b.count;
+        if (b.count == 0) {
+            if constexpr (Pair::has_pos) r.pos = a.pos;
+            if constexpr (Pair::has_value) r.v = Op()(a.v, b.v);
+        }
+        return r;
     }
 };
 
-/* ---- per-tile status --------------------------------------------------------------
- * flags: RUNS_AGG (agg_count, and for a tile without heads under an exact
- * operator agg_value, are there), RUNS_INCL (incl_count and the open run's
- * incl_value / incl_pos through this tile are there), RUNS_HEAD (the tile
- * holds a head: incl_value / incl_pos are there from RUNS_AGG on). */
-enum : uint32_t { RUNS_AGG = 1, RUNS_INCL = 2, RUNS_HEAD = 4 };
-
-template <typename V>
-struct runs_state {
-    uint32_t *flags;
-    unsigned long long *agg_count, *incl_count, *incl_pos;
-    V *agg_value, *incl_value;
-};
-
-template <typename V>
-size_t runs_state_bytes(long long tiles)
+/* Elements per thread, and per tile. */
+template <typename K>
+constexpr int runs_thread_items()
 {
-    const size_t t = (size_t)tiles;
-    return align256(t * sizeof(uint32_t)) + 3 * align256(t * 8) + 2 * align256(t * sizeof(V));
+    return runs_policy::key_bytes / (int)sizeof(K);
+}
+template <typename K>
+constexpr long long runs_tile_items()
+{
+    return (long long)runs_policy::threads * runs_thread_items<K>();
 }
 
-/* Lay the state out in ws (256-byte aligned) and clear the flags. */
-template <typename V>
-cudaError_t runs_state_clear(void *ws, long long tiles, cudaStream_t stream, runs_state<V> *st)
-{
-    const size_t t = (size_t)tiles;
-    char *p = static_cast<char *>(ws);
-    st->flags = reinterpret_cast<uint32_t *>(p);
-    p += align256(t * sizeof(uint32_t));
-    st->agg_count = reinterpret_cast<unsigned long long *>(p);
-    p += align256(t * 8);
-    st->incl_count = reinterpret_cast<unsigned long long *>(p);
-    p += align256(t * 8);
-    st->incl_pos = reinterpret_cast<unsigned long long *>(p);
-    p += align256(t * 8);
-    st->agg_value = reinterpret_cast<V *>(p);
-    p += align256(t * sizeof(V));
-    st->incl_value = reinterpret_cast<V *>(p);
-    return cudaMemsetAsync(st->flags, 0, t * sizeof(uint32_t), stream);
-}
-
+/* Staging: element j of a tile's output of type T sits at j + j / (128 /
+ * size) (one pad per 128 bytes); room for ITEMS + 1 entries. */
 template <typename T>
-__device__ __forceinline__ void runs_put(T *p, T v)
+__device__ __forceinline__ int stage_at(int j)
 {
-    *(volatile T *)p = v;
+    return j + j / (128 / (int)sizeof(T));
 }
 template <typename T>
-__device__ __forceinline__ T runs_get(const T *p)
+constexpr int stage_bytes(long long items)
 {
-    return *(volatile const T *)p;
+    return (int)((items + 2 + items / (128 / (long long)sizeof(T))) * (long long)sizeof(T));
+}
+constexpr int max_int(int a, int b) { return a > b ? a : b; }
+
+/* Write staged entries [lo, hi) to out[first + lo, first + hi) (first may
+ * be one before 0 when lo >= 1: unsigned wrap), between barriers. */
+template <int THREADS, typename T>
+__device__ __forceinline__ void stage_flush(const T *stage, T *out, unsigned long long first, int lo, int hi)
+{
+    __syncthreads(); /* staged */
+    for (int j = lo + (int)threadIdx.x; j < hi; j += THREADS)
+        out[first + (unsigned long long)j] = stage[stage_at<T>(j)];
+    __syncthreads(); /* the stage is free again */
 }
 
-/* Wait until tile j has published something; returns its flags. */
-__device__ __forceinline__ uint32_t runs_wait(const uint32_t *flags, long long j)
+template <typename K, typename V, typename Op, runs_mode MODE, typename Pair>
+__global__ void __launch_bounds__(runs_policy::threads)
+    runs_kernel(const K *keys, const V *vals, long long n, K *keys_out, V *vals_out, unsigned long long *lengths,
+                pair_state<Pair> st, V identity, unsigned long long *count_out)
 {
-    uint32_t f;
-    while ((f = runs_get(flags + j)) == 0) __nanosleep(200);
-    __threadfence(); /* the data published before the flag */
-    return f;
-}
-
-/* The open run: value, head position, and whether a head was seen. */
-template <typename V>
-struct run_carry {
-    V v;
-    unsigned long long pos;
-    int h;
-};
-
-/* a then b (a earlier): b alone if b holds a head, else b folded onto a. */
-template <typename V, typename Op>
-__device__ __forceinline__ run_carry<V> carry_combine(const run_carry<V> &a, const run_carry<V> &b)
-{
-    if (b.h) return b;
-    return run_carry<V>{Op()(a.v, b.v), a.pos, a.h};
-}
-
-template <typename K, typename V, typename Op, runs_mode MODE, bool ORDERED, bool START_ID>
-__global__ void __launch_bounds__(runs_threads)
-runs_kernel(const K *keys, const V *vals, long long n, K *keys_out, V *vals_out, unsigned long long *lengths,
-            runs_state<V> st, V identity, unsigned long long *count_out)
-{
-    constexpr int T = runs_threads, P = runs_per_thread, WARPS = T / 32;
-    constexpr bool REDUCE = MODE == RUNS_REDUCE;
-    static_assert(!ORDERED || REDUCE, "only reductions need the ordered chain");
-    __shared__ unsigned long long s_warp_count[WARPS];
-    __shared__ V s_wv[WARPS];
-    __shared__ unsigned long long s_wpos[WARPS];
-    __shared__ int s_wh[WARPS];
-    /* ORDERED: the open run entering each thread, and whether it is known yet */
-    __shared__ V s_v[ORDERED ? T : 1];
-    __shared__ unsigned long long s_pos[ORDERED ? T : 1];
-    __shared__ int s_known[ORDERED ? T : 1];
-    __shared__ unsigned long long s_before;     /* runs before the tile */
-    __shared__ V s_in_v, s_out_v;               /* the open run entering / leaving the tile */
-    __shared__ unsigned long long s_in_pos, s_out_pos;
+    constexpr int THREADS = runs_policy::threads, IPT = runs_thread_items<K>();
+    constexpr long long ITEMS = runs_tile_items<K>();
+    constexpr bool REDUCE = MODE == RUNS_REDUCE, WITH_VALUES = MODE != RUNS_NO_VALUES;
+    static_assert(REDUCE == Pair::has_value, "reduce-by-key, and only it, carries a value");
+    constexpr int STAGE = max_int(max_int(stage_bytes<K>(ITEMS), WITH_VALUES ? stage_bytes<V>(ITEMS) : 0),
+                                  Pair::has_pos ? stage_bytes<unsigned long long>(ITEMS) : 0);
+    __shared__ __align__(16) unsigned char s_stage[STAGE];
+    using Comb = run_combine<Pair, Op>;
     Op op;
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    const long long tile = blockIdx.x;
-    const long long first = tile * runs_tile_items + (long long)t * P;
-    const int valid = first >= n ? 0 : (n - first < P ? (int)(n - first) : P);
-    const bool need_carry = REDUCE || lengths != nullptr; /* the open run's value or head position */
+    const int t = threadIdx.x, lane = t & 31;
+    const long long tile = blockIdx.x, base = tile * ITEMS;
+    const long long first = base + (long long)t * IPT;
+    const int valid = first >= n ? 0 : (n - first < IPT ? (int)(n - first) : IPT);
+    const bool full = base + ITEMS <= n, last_tile = base + ITEMS >= n;
 
-    /* ---- load, mark heads ---- */
-    K k[P];
-    V v[P];
+    /* ---- load; mark heads (bit i: element first + i) ---- */
+    K k[IPT];
+    V v[IPT];
     unsigned heads = 0;
     {
-        K prev = valid && first > 0 ? keys[first - 1] : K();
+        load_elems<K, IPT>(keys + first, k, full && (uintptr_t)keys % 16 == 0, valid, K());
+        if constexpr (WITH_VALUES)
+            load_elems<V, IPT>(vals + first, v, full && (uintptr_t)vals % 16 == 0, valid, identity);
+        /* the key before: the previous lane's last, or (lane 0) from memory */
+        K prev = __shfl_up_sync(0xffffffffu, k[IPT - 1], 1);
+        if (lane == 0 && valid > 0 && first > 0) prev = keys[first - 1];
 #pragma unroll
-        for (int i = 0; i < P; i++) {
-            k[i] = K();
-            v[i] = V();
-            if (i < valid) {
-                k[i] = keys[first + i];
-                if (MODE != RUNS_NO_VALUES) v[i] = vals[first + i];
-                if (first + i == 0 || !(prev == k[i])) heads |= 1u << i;
-                prev = k[i];
-            }
+        for (int i = 0; i < IPT; i++) {
+            if (i < valid && (first + i == 0 || !(prev == k[i]))) heads |= 1u << i;
+            prev = k[i];
         }
     }
-    /* A run's value starts from its first value (sums), or from the
-     * identity (min, max: a NaN first value is skipped like the others). */
-    auto open = [&](V x) { return START_ID ? op(identity, x) : x; };
+    /* A run's value starts as identity op its first value (a sum: that
+     * value; min, max: a NaN first value is skipped like the others). */
+    auto open = [&](V x) { return op(identity, x); };
 
-    /* ---- this thread's carry: from its last head, else all its values ---- */
-    run_carry<V> own{identity, 0ull, heads != 0};
-    if (heads) own.pos = (unsigned long long)(first + 31 - __clz(heads));
-    if (REDUCE) {
+    /* ---- this thread's pair; the pair entering it ---- */
+    Pair identity_pair{};
+    if constexpr (Pair::has_value) identity_pair.v = identity;
+    Pair agg[1] = {identity_pair}, prefix[1];
+    agg[0].count = (unsigned long long)__popc(heads);
+    if constexpr (Pair::has_pos) agg[0].pos = heads ? (unsigned long long)(first + 31 - __clz(heads)) : 0ull;
+    if constexpr (Pair::has_value) {
         V acc = identity;
 #pragma unroll
-        for (int i = 0; i < P; i++)
+        for (int i = 0; i < IPT; i++)
             if (i < valid) acc = (heads >> i & 1u) ? open(v[i]) : op(acc, v[i]);
-        own.v = acc; /* ORDERED without heads: not used */
+        agg[0].v = acc;
+    }
+    Pair tile_before, tile_total;
+    block_pair_prefixes<Pair, Comb, THREADS, 1>(agg, prefix, tile, identity_pair, st, runs_policy::delay, tile_before,
+                                                tile_total);
+    const Pair in = prefix[0];
+    const unsigned long long before = tile_before.count;
+    const int tile_count = (int)tile_total.count;
+
+    /* keys (and first values): entry j is run before + j */
+    {
+        K *sk = reinterpret_cast<K *>(s_stage);
+        unsigned long long slot = in.count;
+#pragma unroll
+        for (int i = 0; i < IPT; i++) {
+            if (heads >> i & 1u) sk[stage_at<K>((int)(slot - before))] = k[i], slot++;
+            if (i < valid && first + i == n - 1) *count_out = slot;
+        }
+        stage_flush<THREADS>(sk, keys_out, before, 0, tile_count);
+    }
+    if constexpr (MODE == RUNS_FIRST) {
+        V *sv = reinterpret_cast<V *>(s_stage);
+        unsigned long long slot = in.count;
+#pragma unroll
+        for (int i = 0; i < IPT; i++)
+            if (heads >> i & 1u) sv[stage_at<V>((int)(slot - before))] = v[i], slot++;
+        stage_flush<THREADS>(sv, vals_out, before, 0, tile_count);
     }
 
-    /* ---- block: head counts (exclusive sum), carries (segmented scan) ---- */
-    const unsigned long long cnt = (unsigned long long)__popc(heads);
-    const unsigned long long cnt_incl = warp_inclusive_scan(cnt, runs_count_add(), lane);
-    if (lane == 31) s_warp_count[warp] = cnt_incl;
-    run_carry<V> lane_ex{identity, 0ull, 0};
-    if (!ORDERED && need_carry) {
-        run_carry<V> c = own;
+    /* Completed runs: entry j is run before - 1 + j; a head completes the
+     * run before it (none before element 0), element n - 1 the last. */
+    const int done_lo = tile == 0 ? 1 : 0, done_hi = tile_count + (last_tile ? 1 : 0);
+    if constexpr (Pair::has_value) {
+        V *sv = reinterpret_cast<V *>(s_stage);
+        unsigned long long slot = in.count;
+        V acc = in.v;
 #pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            const run_carry<V> y{__shfl_up_sync(0xffffffffu, c.v, off), __shfl_up_sync(0xffffffffu, c.pos, off),
-                                 __shfl_up_sync(0xffffffffu, c.h, off)};
-            if (lane >= off) c = carry_combine<V, Op>(y, c);
-        }
-        const run_carry<V> y{__shfl_up_sync(0xffffffffu, c.v, 1), __shfl_up_sync(0xffffffffu, c.pos, 1),
-                             __shfl_up_sync(0xffffffffu, c.h, 1)};
-        if (lane > 0) lane_ex = y;
-        if (lane == 31) {
-            s_wv[warp] = c.v;
-            s_wpos[warp] = c.pos;
-            s_wh[warp] = c.h;
-        }
-    }
-    if (ORDERED) s_known[t] = 0;
-    __syncthreads();
-    unsigned long long cnt_before = cnt_incl - cnt, tile_count = 0;
-    run_carry<V> thread_ex{identity, 0ull, 0}, tile_agg{identity, 0ull, 0};
-#pragma unroll
-    for (int w = 0; w < WARPS; w++) {
-        const unsigned long long c = s_warp_count[w];
-        if (w < warp) cnt_before += c;
-        tile_count += c;
-        if (!ORDERED && need_carry) {
-            const run_carry<V> wc{s_wv[w], s_wpos[w], s_wh[w]};
-            if (w == warp) thread_ex = carry_combine<V, Op>(thread_ex, lane_ex);
-            tile_agg = carry_combine<V, Op>(tile_agg, wc);
-            if (w < warp) thread_ex = carry_combine<V, Op>(thread_ex, wc);
-        }
-    }
-
-    /* Fold this thread's values onto the open run entering it (ORDERED, a
-     * thread without heads). */
-    auto fold = [&](V acc) {
-#pragma unroll
-        for (int i = 0; i < P; i++)
-            if (i < valid) acc = op(acc, v[i]);
-        return acc;
-    };
-    /* ORDERED: pass the open run on from each thread whose entering run is
-     * known and that has no head, one thread per step, until nothing moves. */
-    auto chain = [&]() {
-        for (;;) {
-            const bool act = t + 1 < T && s_known[t] && !heads && !s_known[t + 1];
-            V nv = identity;
-            unsigned long long np = 0;
-            if (act) {
-                nv = fold(s_v[t]);
-                np = s_pos[t];
-            }
-            __syncthreads();
-            if (act) {
-                s_v[t + 1] = nv;
-                s_pos[t + 1] = np;
-                s_known[t + 1] = 1;
-            }
-            if (!__syncthreads_or(act)) break;
-        }
-    };
-    if (ORDERED) {
-        /* The runs that start in this tile need nothing from before it. */
-        if (heads && t + 1 < T) {
-            s_v[t + 1] = own.v;
-            s_pos[t + 1] = own.pos;
-            s_known[t + 1] = 1;
-        }
-        __syncthreads();
-        chain();
-        if (t == T - 1 && tile_count > 0) {
-            s_out_v = heads ? own.v : fold(s_v[t]);
-            s_out_pos = heads ? own.pos : s_pos[t];
-        }
-        __syncthreads();
-    }
-
-    /* ---- thread 0: publish, look back ---- */
-    if (t == 0) {
-        const bool tile_head = tile_count > 0;
-        const V head_v = ORDERED ? s_out_v : tile_agg.v;
-        const unsigned long long head_pos = ORDERED ? s_out_pos : tile_agg.pos;
-        unsigned long long before = 0, in_pos = 0;
-        V in_v = identity;
-        if (tile == 0) {
-            runs_put(st.incl_count, tile_count);
-            runs_put(st.incl_value, head_v);
-            runs_put(st.incl_pos, head_pos);
-            __threadfence();
-            runs_put(st.flags, (uint32_t)(RUNS_INCL | RUNS_HEAD));
-        } else {
-            runs_put(st.agg_count + tile, tile_count);
-            if (tile_head) {
-                runs_put(st.incl_value + tile, head_v);
-                runs_put(st.incl_pos + tile, head_pos);
-            } else if (!ORDERED) {
-                runs_put(st.agg_value + tile, tile_agg.v);
-            }
-            __threadfence();
-            runs_put(st.flags + tile, (uint32_t)(RUNS_AGG | (tile_head ? RUNS_HEAD : 0)));
-            /* the head count before this tile */
-            for (long long j = tile - 1;; j--) {
-                const uint32_t f = runs_wait(st.flags, j);
-                if (f & RUNS_INCL) {
-                    before += runs_get(st.incl_count + j);
-                    break;
+        for (int i = 0; i < IPT; i++) {
+            if (i < valid) {
+                if (heads >> i & 1u) {
+                    if (first + i > 0) sv[stage_at<V>((int)(slot - before))] = acc;
+                    acc = open(v[i]);
+                    slot++;
+                } else {
+                    acc = op(acc, v[i]);
                 }
-                before += runs_get(st.agg_count + j);
+                if (first + i == n - 1) sv[stage_at<V>((int)(slot - before))] = acc;
             }
-            /* the run open where this tile starts */
-            if (need_carry) {
-                bool any = false;
-                for (long long j = tile - 1;; j--) {
-                    uint32_t f = runs_wait(st.flags, j);
-                    if (ORDERED)
-                        while (!(f & (RUNS_HEAD | RUNS_INCL))) {
-                            __nanosleep(200);
-                            f = runs_get(st.flags + j);
-                        }
-                    __threadfence();
-                    if (f & (RUNS_HEAD | RUNS_INCL)) {
-                        const V x = runs_get(st.incl_value + j);
-                        in_v = any ? op(x, in_v) : x;
-                        in_pos = runs_get(st.incl_pos + j);
-                        break;
+        }
+        stage_flush<THREADS>(sv, vals_out, before - 1, done_lo, done_hi);
+    }
+    if constexpr (Pair::has_pos) {
+        if (lengths) { /* uniform: a kernel argument */
+            unsigned long long *sl = reinterpret_cast<unsigned long long *>(s_stage);
+            unsigned long long slot = in.count, start = in.pos;
+#pragma unroll
+            for (int i = 0; i < IPT; i++) {
+                if (i < valid) {
+                    const unsigned long long e = (unsigned long long)(first + i);
+                    if (heads >> i & 1u) {
+                        if (e > 0) sl[stage_at<unsigned long long>((int)(slot - before))] = e - start;
+                        start = e;
+                        slot++;
                     }
-                    const V x = runs_get(st.agg_value + j);
-                    in_v = any ? op(x, in_v) : x;
-                    any = true;
+                    if (e == (unsigned long long)n - 1)
+                        sl[stage_at<unsigned long long>((int)(slot - before))] = (unsigned long long)n - start;
                 }
             }
-            if (!ORDERED || tile_head) {
-                runs_put(st.incl_count + tile, before + tile_count);
-                if (!tile_head) {
-                    runs_put(st.incl_value + tile, op(in_v, tile_agg.v));
-                    runs_put(st.incl_pos + tile, in_pos);
-                }
-                __threadfence();
-                runs_put(st.flags + tile, (uint32_t)(RUNS_INCL | (tile_head ? RUNS_HEAD : 0)));
-            }
-            if (ORDERED) {
-                s_v[0] = in_v;
-                s_pos[0] = in_pos;
-                s_known[0] = 1;
-            }
-        }
-        s_before = before;
-        s_in_v = in_v;
-        s_in_pos = in_pos;
-    }
-    __syncthreads();
-
-    /* ---- the open run entering each thread ---- */
-    run_carry<V> cin{identity, 0ull, 0};
-    if (ORDERED) {
-        chain(); /* the leading threads, from the run entering the tile */
-        if (t == T - 1 && tile > 0 && tile_count == 0) {
-            /* a tile without heads: its open run is known only now */
-            runs_put(st.incl_count + tile, s_before);
-            runs_put(st.incl_value + tile, fold(s_v[t]));
-            runs_put(st.incl_pos + tile, s_pos[t]);
-            __threadfence();
-            runs_put(st.flags + tile, (uint32_t)RUNS_INCL);
-        }
-        if (t > 0 || tile > 0) cin = run_carry<V>{s_v[t], s_pos[t], 1};
-    } else if (need_carry) {
-        cin = carry_combine<V, Op>(run_carry<V>{s_in_v, s_in_pos, tile > 0}, thread_ex);
-    }
-
-    /* ---- write the runs ---- */
-    unsigned long long slot = s_before + cnt_before;
-    V acc = cin.v;
-    unsigned long long start = cin.pos;
-#pragma unroll
-    for (int i = 0; i < P; i++) {
-        if (i < valid) {
-            const long long e = first + i;
-            if (heads >> i & 1u) {
-                if (e > 0) { /* the run before this one ends here */
-                    if (REDUCE) vals_out[slot - 1] = acc;
-                    if (lengths) lengths[slot - 1] = (unsigned long long)e - start;
-                }
-                keys_out[slot] = k[i];
-                if (MODE == RUNS_FIRST) vals_out[slot] = v[i];
-                if (REDUCE) acc = open(v[i]);
-                start = (unsigned long long)e;
-                slot++;
-            } else if (REDUCE) {
-                acc = op(acc, v[i]);
-            }
-            if (e == n - 1) { /* the last run ends here */
-                if (REDUCE) vals_out[slot - 1] = acc;
-                if (lengths) lengths[slot - 1] = (unsigned long long)n - start;
-                *count_out = slot;
-            }
+            stage_flush<THREADS>(sl, lengths, before - 1, done_lo, done_hi);
         }
     }
 }

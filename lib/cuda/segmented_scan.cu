@@ -11,20 +11,23 @@
  * sums: reduce-then-scan in tiles of 2048 with CUB's block scan, the tile
  * totals scanned the same way one level up, so the combination order is
  * fixed by n and the heads alone and float sums are the same run to run.
- * (The single-pass look-back of lookback.cuh would read the input
- * once instead of twice, but combines predecessors in a timing-dependent
- * order: fine for the exact operators, a later refinement.)
+ * Exact operators (integer sums, min, max) take the single pass of
+ * segscan_kernel.cuh instead: one read of the input, the look-back's
+ * timing-dependent combination order being harmless there; by key it needs
+ * no head bytes either.
  * A head element's value enters as identity op x, as the CPU reference's
  * running value does (NaN skipped by min/max from the first element on;
  * -0.0 + identity +0.0 for sums). In place is safe: a tile is loaded into
  * registers before its block stores it, and no other block touches it. */
 #include "ops.cuh"
 #include "segmented_internal.h"
+#include "segscan_kernel.cuh"
 
 #include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace {
 
@@ -161,7 +164,8 @@ gp_status run_level(gp_context *ctx, const void *src, const uint8_t *heads, void
     return gpi_cuda_status(ctx, cudaGetLastError(), "segmented scan launch");
 }
 
-/* ---- heads ---------------------------------------------------------------------- */
+/* ---- heads
+ * ---------------------------------------------------------------------- */
 __global__ void heads_from_offsets(const uint64_t *offsets, uint64_t segments, uint64_t n, uint8_t *heads)
 {
     for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < segments;
@@ -202,8 +206,9 @@ gp_status make_heads(gp_context *ctx, const gpi_segscan_args *a, uint8_t *heads)
     return gpi_cuda_status(ctx, cudaGetLastError(), "segmented scan heads launch");
 }
 
+/* Float sums: head bytes, then reduce-then-scan (fixed order). */
 template <typename T, typename Op>
-gp_status segscan_op(gp_context *ctx, const gpi_segscan_args *a, T identity)
+gp_status segscan_ordered(gp_context *ctx, const gpi_segscan_args *a, T identity)
 {
     const size_t head_bytes = align256(a->n);
     char *ws = nullptr;
@@ -213,6 +218,55 @@ gp_status segscan_op(gp_context *ctx, const gpi_segscan_args *a, T identity)
     if ((s = make_heads(ctx, a, heads))) return s;
     return run_level<T, Op, true>(ctx, a->in, heads, a->out, a->n, identity, a->inclusive != 0, a->offsets,
                                   a->n_segments, (Seg<T> *)(ws + head_bytes));
+}
+
+/* Exact operators: the single pass, heads from the keys (K) or, by
+ * offsets, from head bytes made first. */
+template <typename T, typename Op, typename K, bool BY_KEY>
+gp_status segscan_launch(gp_context *ctx, const gpi_segscan_args *a, T identity, const K *keys, char *ws,
+                         long long tiles)
+{
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    gpi::pair_state<gpi::seg_pair<T>> st;
+    gp_status s = gpi_cuda_status(ctx, gpi::pair_state_clear(ws, tiles, stream, &st), "segmented scan cudaMemsetAsync");
+    if (s) return s;
+    gpi::segscan_kernel<T, Op, K, BY_KEY><<<(unsigned)tiles, gpi::segscan_policy::threads, 0, stream>>>(
+        (const T *)a->in, (T *)a->out, keys, (long long)a->n, (const unsigned long long *)a->offsets,
+        (unsigned long long)a->n_segments, a->inclusive != 0, identity, st);
+    return gpi_cuda_status(ctx, cudaGetLastError(), "segmented scan launch");
+}
+
+template <typename T, typename Op>
+gp_status segscan_op(gp_context *ctx, const gpi_segscan_args *a, T identity)
+{
+    if constexpr (std::is_floating_point<T>::value && std::is_same<Op, OpSum<T>>::value) {
+        return segscan_ordered<T, Op>(ctx, a, identity);
+    } else {
+        const long long tiles = (long long)((a->n + gpi::segscan_tile_items<T>() - 1) / gpi::segscan_tile_items<T>());
+        if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "segmented scan: too many tiles");
+        const size_t state_bytes = gpi::pair_state_bytes<gpi::seg_pair<T>>(tiles);
+        const size_t head_bytes = a->offsets ? align256(a->n) : 0;
+        char *ws = nullptr;
+        gp_status s = gpi_workspace_aligned(ctx, state_bytes + head_bytes, (void **)&ws);
+        if (s) return s;
+        if (a->offsets) {
+            uint8_t *heads = (uint8_t *)(ws + state_bytes);
+            if ((s = make_heads(ctx, a, heads))) return s;
+            return segscan_launch<T, Op, uint8_t, false>(ctx, a, identity, heads, ws, tiles);
+        }
+        switch (a->key_dtype) {
+        case GP_INT32:
+        case GP_UINT32:
+            return segscan_launch<T, Op, uint32_t, true>(ctx, a, identity, (const uint32_t *)a->keys, ws, tiles);
+        case GP_INT64:
+        case GP_UINT64:
+            return segscan_launch<T, Op, uint64_t, true>(ctx, a, identity, (const uint64_t *)a->keys, ws, tiles);
+        case GP_FLOAT32: return segscan_launch<T, Op, float, true>(ctx, a, identity, (const float *)a->keys, ws, tiles);
+        case GP_FLOAT64:
+            return segscan_launch<T, Op, double, true>(ctx, a, identity, (const double *)a->keys, ws, tiles);
+        }
+        return gpi_error(ctx, GP_ERROR_INTERNAL, "gpi_cuda_segmented_scan: unchecked key dtype");
+    }
 }
 
 /* T: the element type (min/max); S: the type its sum is computed in. */

@@ -1,0 +1,40 @@
+/* policy/runs.cuh - the knobs of the runs kernel (runs_kernel.cuh:
+ * reduce-by-key with exact operators, unique, unique-by-key, run-length
+ * encoding). The GPI_RUNS_* macros exist for tuning runs on the GPU machine
+ * (-D at build time). */
+#ifndef GPUPRIM_CUDA_POLICY_RUNS_CUH
+#define GPUPRIM_CUDA_POLICY_RUNS_CUH
+
+#include "../lookback.cuh"
+
+namespace gpi {
+
+/* A tile: GPI_RUNS_THREADS threads x GPI_RUNS_KEY_BYTES bytes of
+ * consecutive keys each (64: 16 4-byte keys, 4096 a tile; 8 8-byte keys,
+ * 2048 a tile). */
+#ifndef GPI_RUNS_THREADS
+#define GPI_RUNS_THREADS 256
+#endif
+#ifndef GPI_RUNS_KEY_BYTES
+#define GPI_RUNS_KEY_BYTES 64
+#endif
+/* Look-back delays, ns (lookback_delay). */
+#ifndef GPI_RUNS_DELAY_FIRST
+#define GPI_RUNS_DELAY_FIRST 1000
+#endif
+#ifndef GPI_RUNS_DELAY_POLL
+#define GPI_RUNS_DELAY_POLL 300
+#endif
+
+struct runs_policy {
+    static constexpr int threads = GPI_RUNS_THREADS;
+    static constexpr int key_bytes = GPI_RUNS_KEY_BYTES;
+    static constexpr lookback_delay delay = {GPI_RUNS_DELAY_FIRST, GPI_RUNS_DELAY_POLL};
+    static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, one block");
+    static_assert(threads / 32 <= 32, "warp 0 scans the warp totals, one a lane");
+    static_assert(key_bytes % 16 == 0 && key_bytes / 4 <= 32, "16-byte loads; a thread's head bits fit 32 bits");
+};
+
+} // namespace gpi
+
+#endif
