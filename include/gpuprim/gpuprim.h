@@ -47,6 +47,8 @@ extern "C" {
 #endif
 
 /* ---- export macro ------------------------------------------------------ */
+/* GP_API marks the library's exported functions: the shared library exports
+ * these and hides everything else. */
 #if defined(_WIN32)
 #  define GP_API
 #elif defined(__GNUC__) && __GNUC__ >= 4
@@ -56,6 +58,7 @@ extern "C" {
 #endif
 
 /* ---- version ------------------------------------------------------------ */
+/* The version of these headers, MAJOR.MINOR.PATCH. */
 #define GP_VERSION_MAJOR 0
 #define GP_VERSION_MINOR 5
 #define GP_VERSION_PATCH 0
@@ -75,8 +78,10 @@ GP_API unsigned gp_version_number(void);
 GP_API const char *gp_version_string(void);
 
 /* ---- status codes ------------------------------------------------------- */
+/* What every call returns: GP_SUCCESS, or why it failed (gp_status_string
+ * gives a message, gp_context_last_error the detail). */
 typedef enum gp_status {
-    GP_SUCCESS = 0,
+    GP_SUCCESS = 0,                /* the call did what it says */
     GP_ERROR_INVALID_ARGUMENT = 1, /* NULL where data is needed, unknown enum value, bad shape */
     GP_ERROR_SIZE_OVERFLOW = 2,    /* a byte count or index would overflow size_t / the index type */
     GP_ERROR_OVERLAP = 3,          /* input and output overlap where that is not allowed */
@@ -102,30 +107,34 @@ GP_API const char *gp_status_string(gp_status status);
 /* ---- element types and operators --------------------------------------- */
 /* Values start at 1 so that a zeroed struct or variable is never a valid type. */
 typedef enum gp_dtype {
-    GP_INT32 = 1,
-    GP_UINT32 = 2,
-    GP_INT64 = 3,
-    GP_UINT64 = 4,
-    GP_FLOAT32 = 5,
-    GP_FLOAT64 = 6
+    GP_INT32 = 1,   /* int32_t */
+    GP_UINT32 = 2,  /* uint32_t */
+    GP_INT64 = 3,   /* int64_t */
+    GP_UINT64 = 4,  /* uint64_t */
+    GP_FLOAT32 = 5, /* float, IEEE binary32 */
+    GP_FLOAT64 = 6  /* double, IEEE binary64 */
 } gp_dtype;
 
 /* Size in bytes of one element, or 0 for an unknown dtype. */
 GP_API size_t gp_dtype_size(gp_dtype dtype);
 
+/* The operator of scans and reductions. */
 typedef enum gp_op {
     GP_OP_SUM = 1, /* integers wrap (two's complement); floats are IEEE sums */
-    GP_OP_MIN = 2,
-    GP_OP_MAX = 3
+    GP_OP_MIN = 2, /* the smaller; NaN never wins (see gp_scan) */
+    GP_OP_MAX = 3  /* the larger; NaN never wins (see gp_scan) */
 } gp_op;
 
 /* ---- contexts ------------------------------------------------------------ */
+/* The implementation a context runs on. */
 typedef enum gp_backend {
     GP_BACKEND_AUTO = 0, /* CUDA when a device is present, else CPU */
     GP_BACKEND_CPU = 1,  /* the CPU reference implementation */
-    GP_BACKEND_CUDA = 2
+    GP_BACKEND_CUDA = 2  /* a CUDA device: the ordinal given to gp_context_create */
 } gp_backend;
 
+/* An opaque handle: one backend, its stream and its workspace cache (see
+ * Model above). */
 typedef struct gp_context gp_context;
 
 /* Number of CUDA devices usable by this process. Writes 0 (and returns
@@ -251,6 +260,7 @@ typedef enum gp_scan_kind {
     GP_SCAN_INCLUSIVE = 2
 } gp_scan_kind;
 
+/* out[0, n) = the `kind` scan of in[0, n) under `op`, as described above. */
 GP_API gp_status gp_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind,
                          const void *in, void *out, size_t n);
 
@@ -284,6 +294,7 @@ typedef enum gp_flag_type {
     GP_INT32_FLAGS = 2
 } gp_flag_type;
 
+/* Compact in[0, n) by flags into out, as described above. */
 GP_API gp_status gp_compact(gp_context *ctx, gp_dtype dtype,
                             const void *in, const void *flags, gp_flag_type flag_type,
                             void *out, size_t n, size_t *count_host);
@@ -330,10 +341,11 @@ GP_API gp_status gp_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in
  * place and float keys need another n keys (and values) of workspace.
  * Asynchronous on the CUDA backend; n past 2^32 is supported. */
 typedef enum gp_sort_order {
-    GP_SORT_ASCENDING = 1,
-    GP_SORT_DESCENDING = 2
+    GP_SORT_ASCENDING = 1, /* smallest first (NaNs last) */
+    GP_SORT_DESCENDING = 2 /* largest first (NaNs first) */
 } gp_sort_order;
 
+/* Sort keys_in[0, n) into keys_out, as described above. */
 GP_API gp_status gp_sort_keys(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
                               const void *keys_in, void *keys_out, size_t n, int begin_bit, int end_bit);
 
@@ -376,7 +388,8 @@ GP_API gp_status gp_transpose(gp_context *ctx, size_t elem_size,
 
 /* ---- stencils ---------------------------------------------------------------------
  * Boundary rule for neighbours outside the array:
- *   PERIODIC wraps around, CLAMP repeats the edge value, ZERO reads 0. */
+ *   GP_BOUNDARY_PERIODIC wraps around, GP_BOUNDARY_CLAMP repeats the edge
+ *   value, GP_BOUNDARY_ZERO reads 0. */
 typedef enum gp_boundary {
     GP_BOUNDARY_PERIODIC = 1,
     GP_BOUNDARY_CLAMP = 2,

@@ -80,9 +80,11 @@ typedef enum gp_index_check {
     GP_INDEX_SKIP = 2
 } gp_index_check;
 
+/* out[i] = in[indices[i]] for i in [0, n), as described above. */
 GP_API gp_status gp_gather(gp_context *ctx, size_t elem_size, const void *in, size_t in_n,
                            const uint64_t *indices, void *out, size_t n, gp_index_check check);
 
+/* out[indices[i]] = in[i] for i in [0, n), as described above. */
 GP_API gp_status gp_scatter(gp_context *ctx, size_t elem_size, const void *in, const uint64_t *indices,
                             size_t n, void *out, size_t out_n, gp_index_check check);
 

@@ -27,6 +27,8 @@ extern "C" {
 /* Largest number of circles a scene may hold (fits the renderer's 32-bit circle indices). */
 #define GP_SCENE_MAX_CIRCLES ((size_t)1 << 28)
 
+/* A scene: circles in draw order and their shading (ordinary or snow),
+ * made by gp_scene_create, gp_scene_load or gp_scene_from_circles. */
 typedef struct gp_scene gp_scene;
 
 /* One circle as the renderer sees it. For snow scenes (gp_scene_is_snow) the
@@ -77,6 +79,7 @@ GP_API gp_status gp_scene_save(const gp_scene *scene, const char *path);
 /* NULL is allowed and does nothing. */
 GP_API void gp_scene_destroy(gp_scene *scene);
 
+/* The number of circles, and whether the scene is snow-shaded (1) or not (0). */
 GP_API gp_status gp_scene_count(const gp_scene *scene, size_t *count);
 GP_API gp_status gp_scene_is_snow(const gp_scene *scene, int *is_snow);
 /* Copy circle i out. GP_ERROR_INVALID_ARGUMENT if i >= count. */

@@ -103,6 +103,8 @@ GP_API gp_status gp_segmented_sort_keys(gp_context *ctx, gp_dtype key_dtype, gp_
                                         const void *keys_in, void *keys_out, size_t n,
                                         const uint64_t *offsets, size_t n_segments, int begin_bit, int end_bit);
 
+/* Pairs: each value travels with its key (value_size and values_in == NULL
+ * as described above). */
 GP_API gp_status gp_segmented_sort_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
                                          const void *keys_in, void *keys_out,
                                          size_t value_size, const void *values_in, void *values_out, size_t n,
