@@ -188,11 +188,11 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
         dpkg-deb -x "$deb" "$ROOT"
         echo "ok: $(basename "$deb"): Depends: $(dpkg-deb -f "$deb" Depends)"
     done
-    dpkg-deb -f "$DEBS"/libgpuprim-dev_*.deb Depends | grep -q "$RT (= " || fail "-dev does not pin the runtime"
-    dpkg-deb -f "$DEBS"/gpuprim-renderer_*.deb Depends | grep -q "$RR (= " ||
+    dpkg-deb -f "$DEBS"/libgpuprim-dev_*.deb Depends | grep "$RT (= " >/dev/null || fail "-dev does not pin the runtime"
+    dpkg-deb -f "$DEBS"/gpuprim-renderer_*.deb Depends | grep "$RR (= " >/dev/null ||
         fail "gpuprim-renderer does not depend on $RR"
-    dpkg-deb -f "$DEBS"/${RT}_*.deb Depends | grep -q png && fail "$RT depends on libpng"
-    dpkg-deb -c "$DEBS"/${RR}_*.deb | grep -q "libgpuprim-render.so.$SOVER" || fail "$RR lacks the library"
+    dpkg-deb -f "$DEBS"/${RT}_*.deb Depends | grep png >/dev/null && fail "$RT depends on libpng"
+    dpkg-deb -c "$DEBS"/${RR}_*.deb | grep "libgpuprim-render.so.$SOVER" >/dev/null || fail "$RR lacks the library"
     PC=$(dirname "$(find "$ROOT" -name gpuprim.pc | head -1)")
     PKGLIB=$(dirname "$PC")
     for src in examples/*.c; do

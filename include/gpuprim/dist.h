@@ -59,6 +59,7 @@
 extern "C" {
 #endif
 
+/* A communicator: one rank of a group, bound to one context (see Model). */
 typedef struct gp_comm gp_comm;
 
 /* The unique id that joins the ranks of a multi-process communicator: made
@@ -96,6 +97,7 @@ GP_API gp_status gp_comm_init_rank(gp_comm **comm, gp_context *ctx, int nranks, 
  * this process learn of it at once (see Model). */
 GP_API void gp_comm_destroy(gp_comm *comm);
 
+/* This rank's number in [0, size), and the number of ranks. */
 GP_API gp_status gp_comm_rank(const gp_comm *comm, int *rank);
 GP_API gp_status gp_comm_size(const gp_comm *comm, int *size);
 /* The context the communicator was made with. */
