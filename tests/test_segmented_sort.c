@@ -16,15 +16,46 @@
 
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
 
+/* Segment lengths at the CUDA backend's class boundaries (its block tiers
+ * of 128 .. 8192 items, each -1/0/+1, then large). */
+static const size_t boundary_lengths[] = {0,    1,    2,    3,    31,   32,   33,   127,  128,  129,  255,  256,
+                                          257,  511,  512,  513,  1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096,
+                                          4097, 8191, 8192, 8193, 20000};
+
+/* Shapes: 0 one segment of everything, 1 three segments (two empty, the
+ * rest outside), 2 lengths 0..512, 3 random cuts with gaps at both ends,
+ * 4 the boundary lengths in random order (cycled), 5 empty segments only,
+ * 6 tiny segments (0..3) around two huge ones (n/3 each). */
+#define SHAPES 7
 static uint64_t *make_offsets(int shape, size_t n, size_t *segs)
 {
-    size_t s, k;
-    uint64_t *off = gpt_malloc((n + 8) * sizeof *off), at, t;
+    size_t s, k, cap = 2 * n + 16, order[COUNT(boundary_lengths)];
+    uint64_t *off = gpt_malloc(cap * sizeof *off), at, t, len;
+    int huge = 0;
     switch (shape) {
     case 0: *segs = 1, off[0] = 0, off[1] = n; break;
     case 1: *segs = 3; for (s = 0; s <= 3; s++) off[s] = n / 3; break;
     case 2:
         for (s = 0, at = 0; at < n; s++) off[s] = at, at += gpt_rand64() % 513;
+        off[s] = n, *segs = s;
+        break;
+    case 4:
+        for (k = 0; k < COUNT(order); k++) order[k] = k;
+        for (k = COUNT(order) - 1; k > 0; k--) t = gpt_rand64() % (k + 1), s = order[k], order[k] = order[t], order[t] = s;
+        for (s = 0, at = 0; at < n; s++) {
+            len = boundary_lengths[order[s % COUNT(order)]];
+            off[s] = at, at = at + len < n ? at + len : n;
+        }
+        off[s] = n, *segs = s;
+        break;
+    case 5: *segs = 4; for (s = 0; s <= 4; s++) off[s] = n / 2; break;
+    case 6:
+        for (s = 0, at = 0; at < n; s++) {
+            len = gpt_rand64() % 4;
+            if (s + 8 >= cap) len = n;
+            if ((huge == 0 && at >= n / 5) || (huge == 1 && at >= n / 2)) len = n / 3, huge++;
+            off[s] = at, at = at + len < n ? at + len : n;
+        }
         off[s] = n, *segs = s;
         break;
     default: /* random cuts, gaps at both ends */
@@ -112,7 +143,7 @@ static void reference_matches_brute_force(void **state)
     (void)state;
     gpt_seed_once();
     for (di = 0; di < COUNT(dtypes); di++)
-        for (shape = 0; shape < 4; shape++)
+        for (shape = 0; shape < SHAPES; shape++)
             for (desc = 0; desc < 2; desc++) {
                 const gp_dtype d = dtypes[di];
                 const size_t n = 2000, ks = gp_dtype_size(d);
@@ -183,16 +214,48 @@ static void segmented_sort_matches_reference(void **state)
     gpt_seed_once();
     for (di = 0; di < COUNT(dtypes); di++)
         for (si = 0; si < COUNT(sizes); si++)
-            for (shape = 0; shape < 4; shape++)
+            for (shape = 0; shape < SHAPES; shape++)
                 for (desc = 0; desc < 2; desc++) {
                     const int bits = (int)(8 * gp_dtype_size(dtypes[di]));
                     if ((gpt_quick() || !gpt_on_cuda(ctx)) && sizes[si] > 200000) continue;
+                    if ((shape == 4 || shape == 5) && sizes[si] > 200000) continue;
                     run_case(ctx, dtypes[di], desc, shape, sizes[si], 0, 0, 0, 0, bits);
                     run_case(ctx, dtypes[di], desc, shape, sizes[si], 4, 1, (int)(si % 2), 0, bits);
                     run_case(ctx, dtypes[di], desc, shape, sizes[si], 8, 0, (int)(si % 2), 2, bits - 3);
                     run_case(ctx, dtypes[di], desc, shape, sizes[si], 8, 1, 1, 0, 0);
                     run_case(ctx, dtypes[di], desc, shape, sizes[si], 4, 0, 0, 5, 5 + 7);
                 }
+}
+
+/* CUDA: both plans (GP_CUDA_SEGSORT, read at each call) on the shapes
+ * that reach every class: the per-segment plan with its block tiers and a
+ * device sort per large segment, and the all-at-once fallback. */
+static void segmented_sort_plans(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const char *plans[] = {"split", "global"};
+    static const int shapes[] = {0, 4, 5, 6};
+    static const size_t sizes[] = {33, 9000, 100003};
+    size_t pi, di, si, hi;
+    int desc;
+    gpt_seed_once();
+    for (pi = 0; pi < COUNT(plans); pi++) {
+        setenv("GP_CUDA_SEGSORT", plans[pi], 1);
+        for (di = 0; di < COUNT(dtypes); di++)
+            for (si = 0; si < COUNT(sizes); si++)
+                for (hi = 0; hi < COUNT(shapes); hi++)
+                    for (desc = 0; desc < 2; desc++) {
+                        const int bits = (int)(8 * gp_dtype_size(dtypes[di]));
+                        const int shape = shapes[hi];
+                        run_case(ctx, dtypes[di], desc, shape, sizes[si], 0, 0, (int)(hi % 2), 0, bits);
+                        run_case(ctx, dtypes[di], desc, shape, sizes[si], 4, 1, (int)(si % 2), 0, bits);
+                        run_case(ctx, dtypes[di], desc, shape, sizes[si], 8, 0, (int)(si % 2), 2, bits - 3);
+                        run_case(ctx, dtypes[di], desc, shape, sizes[si], 8, 1, 1, 0, 0);
+                        run_case(ctx, dtypes[di], desc, shape, sizes[si], 4, 0, 0, 5, 5 + 7);
+                        run_case(ctx, dtypes[di], desc, shape, sizes[si], 8, 1, 0, 1, bits);
+                    }
+    }
+    unsetenv("GP_CUDA_SEGSORT");
 }
 
 static void bad_arguments(void **state)
@@ -240,6 +303,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_matches_brute_force),
         GPT_TEST_BOTH(segmented_sort_matches_reference),
+        GPT_TEST_CUDA(segmented_sort_plans),
         GPT_TEST_BOTH(bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

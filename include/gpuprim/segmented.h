@@ -92,13 +92,19 @@ GP_API gp_status gp_scan_by_key(gp_context *ctx, gp_dtype key_dtype, const void 
  * receives each key's original position in the whole array (not within its
  * segment, so it can gather any per-element data), as uint32 (value_size 4,
  * n <= 2^32, else GP_ERROR_SIZE_OVERFLOW) or uint64.
- * The CUDA backend sorts every segment at once with two stable radix sorts
- * (the keys, then the segment numbers), so the cost does not depend on how
- * the elements are split into segments; it takes about
- * n * (2 * key size + 6 * index size) bytes of workspace, plus n values when
- * they are sorted in place (index size 4 while n and n_segments fit 32
- * bits, else 8).
- * Asynchronous on the CUDA backend. */
+ * The CUDA backend sorts each segment by a method that fits its length:
+ * segments of up to 8192 items one block each, longer ones a device radix
+ * sort each; it reads the number of segments of each length class back to
+ * the host to size those launches, so the call synchronizes with the
+ * context's stream once (after a pass over the offsets; the sorting itself
+ * is queued asynchronously). When many segments are longer than 8192 items
+ * it sorts every segment at once with two stable radix sorts of all n
+ * items instead. Workspace: about 2 * n * (key size + value size) bytes
+ * when some segment may be longer than 8192 items (less when keys are
+ * unsigned, ascending and not in place), plus 4 bytes a segment; the
+ * all-at-once sort takes about n * (2 * key size + 6 * index size) bytes,
+ * plus n values when they are sorted in place (index size 4 while n and
+ * n_segments fit 32 bits, else 8). */
 GP_API gp_status gp_segmented_sort_keys(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
                                         const void *keys_in, void *keys_out, size_t n,
                                         const uint64_t *offsets, size_t n_segments, int begin_bit, int end_bit);
