@@ -9,7 +9,9 @@
  * the bytes a primitive must read and write at least (scan 4n + 4n,
  * reduce 4n, compact 4n + n flags + 4 * survivors; memcpy 4n + 4n).
  * gp_sort_keys of n random uint32 keys against std::sort on one thread
- * (cpu_bench_sort.cpp). Prints the median of `reps` runs of each. Needs no
+ * (cpu_bench_sort.cpp), and gp_sort_pairs of those keys with uint32 values
+ * against std::sort of the pairs packed into 64-bit words; the two are timed
+ * in turn, run by run. Prints the median of `reps` runs of each. Needs no
  * GPU. */
 #include <gpuprim/gpuprim.h>
 
@@ -21,8 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* std::sort of n keys ascending (cpu_bench_sort.cpp). */
+/* std::sort of n keys ascending, and of n (key, value) pairs packed as
+ * key << 32 | value into keys_out / values_out (cpu_bench_sort.cpp). */
 void cpu_bench_std_sort(uint32_t *keys, size_t n);
+void cpu_bench_std_sort_pairs(const uint32_t *keys, const uint32_t *values, uint32_t *keys_out, uint32_t *values_out,
+                              size_t n);
 
 static double now(void)
 {
@@ -106,9 +111,9 @@ int main(int argc, char **argv)
     int threads = argc > 2 ? atoi(argv[2]) : 0;
     const int reps = argc > 3 ? atoi(argv[3]) : 7;
     const size_t n = (size_t)1 << log2n;
-    int32_t *in, *out, *keys, *sorted;
+    int32_t *in, *out, *keys, *sorted, *values_out, *values_want;
     uint8_t *flags;
-    double *t, memcpy_s, memcpy_gbs, std_s, sort_s;
+    double *t, *t2, memcpy_s, memcpy_gbs, std_s, sort_s;
     gp_context *ctx;
     size_t i, count = 0;
     int r;
@@ -129,8 +134,11 @@ int main(int argc, char **argv)
     keys = (int32_t *)malloc(n * 4);
     sorted = (int32_t *)malloc(n * 4);
     flags = (uint8_t *)malloc(n);
+    values_out = (int32_t *)malloc(n * 4);
+    values_want = (int32_t *)malloc(n * 4);
     t = (double *)malloc((size_t)reps * sizeof *t);
-    if (!in || !out || !keys || !sorted || !flags || !t) {
+    t2 = (double *)malloc((size_t)reps * sizeof *t2);
+    if (!in || !out || !keys || !sorted || !flags || !values_out || !values_want || !t || !t2) {
         fprintf(stderr, "cpu_bench: out of memory\n");
         return 1;
     }
@@ -141,6 +149,8 @@ int main(int argc, char **argv)
         keys[i] = (int32_t)(x >> 32);
         out[i] = 0;
         sorted[i] = 0;
+        values_out[i] = 0;
+        values_want[i] = 0;
     }
     printf("cpu_bench: n = 2^%d int32 (%.0f MiB), %d threads, median of %d\n", log2n, n * 4.0 / 1048576.0, threads,
            reps);
@@ -175,20 +185,20 @@ int main(int argc, char **argv)
     }
     row("gp_compact int32 (u8 flags)", median(t, reps), 5.0 * (double)n + 4.0 * (double)count, memcpy_gbs);
 
+    /* Sorts: std::sort and gp_sort runs interleaved, so that a change in the
+     * machine's load reaches both. */
     for (r = 0; r < reps; r++) {
         double t0;
         memcpy(sorted, keys, n * 4);
         t0 = now();
         cpu_bench_std_sort((uint32_t *)sorted, n);
         t[r] = now() - t0;
+        t0 = now();
+        check(gp_sort_keys(ctx, GP_UINT32, GP_SORT_ASCENDING, keys, out, n, 0, 32), "gp_sort_keys");
+        t2[r] = now() - t0;
     }
     std_s = median(t, reps);
-    for (r = 0; r < reps; r++) {
-        const double t0 = now();
-        check(gp_sort_keys(ctx, GP_UINT32, GP_SORT_ASCENDING, keys, out, n, 0, 32), "gp_sort_keys");
-        t[r] = now() - t0;
-    }
-    sort_s = median(t, reps);
+    sort_s = median(t2, reps);
     if (memcmp(out, sorted, n * 4) != 0) {
         fprintf(stderr, "cpu_bench: gp_sort_keys and std::sort disagree\n");
         return 1;
@@ -196,7 +206,31 @@ int main(int argc, char **argv)
     printf("%-28s %10.2f ms %9.1f Mkeys/s\n", "std::sort u32 (1 thread)", std_s * 1e3, (double)n / std_s * 1e-6);
     printf("%-28s %10.2f ms %9.1f Mkeys/s %7.2fx std::sort\n", "gp_sort_keys u32", sort_s * 1e3,
            (double)n / sort_s * 1e-6, std_s / sort_s);
+
+    /* Pairs: u32 keys with u32 values (here the positions, so a sort of
+     * key << 32 | position gives the stable order) against std::sort of
+     * those packed words, packing and unpacking included. */
+    for (i = 0; i < n; i++) in[i] = (int32_t)i;
+    for (r = 0; r < reps; r++) {
+        double t0 = now();
+        cpu_bench_std_sort_pairs((const uint32_t *)keys, (const uint32_t *)in, (uint32_t *)sorted,
+                                 (uint32_t *)values_want, n);
+        t[r] = now() - t0;
+        t0 = now();
+        check(gp_sort_pairs(ctx, GP_UINT32, GP_SORT_ASCENDING, keys, out, 4, in, values_out, n, 0, 32),
+              "gp_sort_pairs");
+        t2[r] = now() - t0;
+    }
+    std_s = median(t, reps);
+    sort_s = median(t2, reps);
+    if (memcmp(out, sorted, n * 4) != 0 || memcmp(values_out, values_want, n * 4) != 0) {
+        fprintf(stderr, "cpu_bench: gp_sort_pairs and std::sort disagree\n");
+        return 1;
+    }
+    printf("%-28s %10.2f ms %9.1f Mkeys/s\n", "std::sort u32 pairs (1 th.)", std_s * 1e3, (double)n / std_s * 1e-6);
+    printf("%-28s %10.2f ms %9.1f Mkeys/s %7.2fx std::sort\n", "gp_sort_pairs u32/u32", sort_s * 1e3,
+           (double)n / sort_s * 1e-6, std_s / sort_s);
     gp_context_destroy(ctx);
-    free(in), free(out), free(keys), free(sorted), free(flags), free(t);
+    free(in), free(out), free(keys), free(sorted), free(flags), free(values_out), free(values_want), free(t), free(t2);
     return 0;
 }

@@ -194,6 +194,12 @@ static inline GPI_HOSTDEV uint64_t gpi_f64_from_image(uint64_t u)
  * 1 counts as 1). Inputs under 64K elements run on the calling thread. The
  * results never depend on the number of threads. */
 gp_status gpi_cpu_sort(const gpi_sort_args *a, int threads);
+/* gpi_cpu_sort on caller scratch (host memory aligned to the key size) of
+ * gpi_cpu_sort_scratch_bytes(a) bytes: n keys, then (pairs) n values; a
+ * keys-only sort uses only the first n * key size bytes. NULL: allocated
+ * and freed by the call, as gpi_cpu_sort does. */
+size_t gpi_cpu_sort_scratch_bytes(const gpi_sort_args *a);
+gp_status gpi_cpu_sort_with(const gpi_sort_args *a, int threads, void *scratch);
 /* Float sums add left to right within tiles of 16384 elements, each tile
  * started from the sum of the tiles before (cpu/scan.c); other operators
  * and integer sums equal one left-to-right pass. */

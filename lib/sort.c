@@ -84,7 +84,13 @@ static gp_status sort_run(gp_context *ctx, const char *fn, gpi_sort_args *a, gp_
     a->descending = order == GP_SORT_DESCENDING;
     if (a->n == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_sort(ctx, a);
-    return gpi_cpu_sort(a, gpi_cpu_threads(ctx));
+    {
+        const size_t bytes = gpi_cpu_sort_scratch_bytes(a);
+        void *scratch = NULL;
+        if (bytes && (s = gpi_workspace_aligned(ctx, bytes, &scratch))) return s;
+        if ((s = gpi_cpu_sort_with(a, gpi_cpu_threads(ctx), scratch))) return gpi_error(ctx, s, "%s: %zu keys", fn, a->n);
+    }
+    return GP_SUCCESS;
 }
 
 gp_status gp_sort_keys(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,
@@ -185,7 +191,8 @@ gp_status gp_sort_keys_double_buffer(gp_context *ctx, gp_dtype key_dtype, gp_sor
                                            end_bit, scratch, scratch_bytes, sorted_in_alt);
     {
         gpi_sort_args a = {key_dtype, order == GP_SORT_DESCENDING, keys, keys, 0, NULL, NULL, n, begin_bit, end_bit};
-        if ((s = gpi_cpu_sort(&a, gpi_cpu_threads(ctx)))) return gpi_error(ctx, s, "%s: %zu keys", fn, n);
+        /* keys_alt is the scratch: the keys end in keys, as the flag says. */
+        if ((s = gpi_cpu_sort_with(&a, gpi_cpu_threads(ctx), keys_alt))) return gpi_error(ctx, s, "%s: %zu keys", fn, n);
         *sorted_in_alt = 0;
     }
     return GP_SUCCESS;

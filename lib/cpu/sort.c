@@ -1,172 +1,280 @@
-/* cpu/sort.c - the reference radix sort: stable LSD over the keys' order
- * images (gpuprim.h), 8 bits a pass from begin_bit.
+/* cpu/sort.c - the CPU sort: a stable LSD radix sort on the context's
+ * threads (the passes: cpu/sort_radix.c).
  *
- * Every key becomes its 64-bit image (complemented for descending), carried
- * with its original position; after the passes the sorted keys are rebuilt
- * from the images (the image is a bijection, so the bits come back exactly)
- * and the values gathered by position. A pass is parallel over T chunks of
- * the array: each thread counts its chunk's digits, the offsets run over
- * (digit, chunk) in that order, and each thread scatters its chunk in order,
- * which keeps the sort stable. A pass whose digit is the same for every key
- * moves nothing and is skipped. */
+ * Keys become working keys (cpu/sort_radix.h) as the first pass reads them
+ * and keys again as the last pass writes them, so the passes in between
+ * move plain words and nothing else is carried: keys-only sorts move keys,
+ * pairs move values alongside. One read first finds the bits of
+ * [begin_bit, end_bit) that vary among the keys; digits of up to
+ * GPI_RADIX_MAX_BITS bits cover only those, so constant bits cost no pass.
+ * Passes alternate between the output and one scratch buffer and end in
+ * the output.
+ *
+ * Threads: the array is cut into contiguous parts in order. Each part counts
+ * its digits, the offsets run over (digit, part) in that order, and each
+ * part scatters its keys in order, which keeps the sort stable and the
+ * result independent of the number of parts. On one thread the histograms
+ * of every digit come from one read (they do not depend on the order of
+ * the keys). Tiny inputs take an insertion sort. */
 #include "internal.h"
+#include "pool.h"
+#include "sort_radix.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { kRadixBits = 8, kRadix = 1 << kRadixBits, kMinChunk = 1 << 16 };
+enum { kSmallSort = 64, kMaxPasses = 64 }; /* a pass covers at least one bit */
 
-typedef struct {
-    const uint64_t *u, *pos;
-    uint64_t *u2, *pos2;
-    size_t lo, hi;
-    int shift;
-    uint64_t mask;
-    size_t *count; /* kRadix entries: counts, then this chunk's offsets */
-} pass_part;
-
-static void *count_part(void *arg)
+static uint64_t load_key(unsigned width, const void *keys, size_t i)
 {
-    pass_part *p = (pass_part *)arg;
-    size_t i;
-    memset(p->count, 0, kRadix * sizeof *p->count);
-    for (i = p->lo; i < p->hi; i++) p->count[(p->u[i] >> p->shift) & p->mask]++;
-    return NULL;
+    return width == 32 ? ((const uint32_t *)keys)[i] : ((const uint64_t *)keys)[i];
 }
 
-static void *scatter_part(void *arg)
+static void store_key(unsigned width, void *keys, size_t i, uint64_t k)
 {
-    pass_part *p = (pass_part *)arg;
-    size_t i;
-    for (i = p->lo; i < p->hi; i++) {
-        size_t at = p->count[(p->u[i] >> p->shift) & p->mask]++;
-        p->u2[at] = p->u[i];
-        p->pos2[at] = p->pos[i];
-    }
-    return NULL;
+    if (width == 32) ((uint32_t *)keys)[i] = (uint32_t)k;
+    else ((uint64_t *)keys)[i] = k;
 }
 
-/* Run fn over parts[0..t): t - 1 threads and the caller. */
-static gp_status parallel(void *(*fn)(void *), pass_part *parts, int t)
+static uint64_t work_of(unsigned width, const gpi_radix_xform *x, uint64_t k)
 {
-    pthread_t th[256];
-    int i, started = 0;
-    for (i = 1; i < t; i++, started++)
-        if (pthread_create(&th[i], NULL, fn, &parts[i]) != 0) break;
-    fn(&parts[0]);
-    for (i = started + 1; i < t; i++) fn(&parts[i]); /* threads that could not start: run here */
-    for (i = 1; i <= started; i++) pthread_join(th[i], NULL);
-    return GP_SUCCESS;
+    if (x->is_float) k = width == 32 ? gpi_f32_image((uint32_t)k) : gpi_f64_image(k);
+    return k ^ x->flip;
 }
 
-static uint64_t image_of(gp_dtype dt, const void *keys, size_t i)
+/* The position of value i of the output (values_in NULL: indices). */
+static void store_value(size_t vs, void *values, size_t i, uint64_t v)
 {
-    switch (dt) {
-    case GP_UINT32: return ((const uint32_t *)keys)[i];
-    case GP_INT32: return ((const uint32_t *)keys)[i] ^ 0x80000000u;
-    case GP_UINT64: return ((const uint64_t *)keys)[i];
-    case GP_INT64: return ((const uint64_t *)keys)[i] ^ 0x8000000000000000ull;
-    case GP_FLOAT32: return gpi_f32_image(((const uint32_t *)keys)[i]);
-    default: return gpi_f64_image(((const uint64_t *)keys)[i]);
-    }
+    if (vs == 4) ((uint32_t *)values)[i] = (uint32_t)v;
+    else ((uint64_t *)values)[i] = v;
 }
 
-static void store_key(gp_dtype dt, void *keys, size_t i, uint64_t u)
+/* Stable insertion sort of n <= kSmallSort keys on their working keys'
+ * bits in `bits`; keys and values are read before anything is written. */
+static void small_sort(const gpi_sort_args *a, unsigned width, const gpi_radix_xform *x, uint64_t bits)
 {
-    switch (dt) {
-    case GP_UINT32: ((uint32_t *)keys)[i] = (uint32_t)u; break;
-    case GP_INT32: ((uint32_t *)keys)[i] = (uint32_t)u ^ 0x80000000u; break;
-    case GP_UINT64: ((uint64_t *)keys)[i] = u; break;
-    case GP_INT64: ((uint64_t *)keys)[i] = u ^ 0x8000000000000000ull; break;
-    case GP_FLOAT32: ((uint32_t *)keys)[i] = gpi_f32_from_image((uint32_t)u); break;
-    default: ((uint64_t *)keys)[i] = gpi_f64_from_image(u); break;
-    }
-}
-
-gp_status gpi_cpu_sort(const gpi_sort_args *a, int threads)
-{
+    uint64_t key[kSmallSort], w[kSmallSort], val[kSmallSort];
+    unsigned char at[kSmallSort];
     const size_t n = a->n, vs = a->value_size;
-    const unsigned width = 8u * (unsigned)gp_dtype_size(a->key_dtype);
-    const uint64_t flip = width == 64 ? ~0ull : 0xffffffffull;
-    uint64_t *u, *pos, *u2, *pos2;
-    void *values_copy = NULL;
-    size_t *counts, i;
-    pass_part parts[256];
-    int t, shift;
-
-    if (threads > 256) threads = 256;
-    t = (int)((n + kMinChunk - 1) / kMinChunk);
-    if (t > threads) t = threads;
-    if (t < 1) t = 1;
-    if (n > SIZE_MAX / 32) return GP_ERROR_OUT_OF_MEMORY;
-    u = (uint64_t *)malloc(n * sizeof *u);
-    pos = (uint64_t *)malloc(n * sizeof *pos);
-    u2 = (uint64_t *)malloc(n * sizeof *u2);
-    pos2 = (uint64_t *)malloc(n * sizeof *pos2);
-    counts = (size_t *)malloc((size_t)t * kRadix * sizeof *counts);
-    /* Values sorted in place are gathered from a copy. */
-    if (vs && a->values_in && a->values_in == a->values_out && (values_copy = malloc(n * vs)))
-        memcpy(values_copy, a->values_in, n * vs);
-    if (!u || !pos || !u2 || !pos2 || !counts || (vs && a->values_in == a->values_out && a->values_in && !values_copy)) {
-        free(u), free(pos), free(u2), free(pos2), free(counts), free(values_copy);
-        return GP_ERROR_OUT_OF_MEMORY;
+    size_t i, j;
+    for (i = 0; i < n; i++) {
+        key[i] = load_key(width, a->keys_in, i);
+        w[i] = work_of(width, x, key[i]) & bits;
+        val[i] = !vs ? 0 : !a->values_in ? i : vs == 4 ? ((const uint32_t *)a->values_in)[i]
+                                                         : ((const uint64_t *)a->values_in)[i];
+        for (j = i; j > 0 && w[at[j - 1]] > w[i]; j--) at[j] = at[j - 1];
+        at[j] = (unsigned char)i;
     }
     for (i = 0; i < n; i++) {
-        u[i] = image_of(a->key_dtype, a->keys_in, i);
-        if (a->descending) u[i] ^= flip;
-        pos[i] = i;
+        store_key(width, a->keys_out, i, key[at[i]]);
+        if (vs) store_value(vs, a->values_out, i, val[at[i]]);
     }
-    for (shift = a->begin_bit; shift < a->end_bit; shift += kRadixBits) {
-        const int bits = a->end_bit - shift < kRadixBits ? a->end_bit - shift : kRadixBits;
-        const uint64_t mask = ((uint64_t)1 << bits) - 1;
-        size_t run = 0, most = 0;
-        int p, d;
-        for (p = 0; p < t; p++) {
-            parts[p].u = u;
-            parts[p].pos = pos;
-            parts[p].u2 = u2;
-            parts[p].pos2 = pos2;
-            parts[p].lo = n / (size_t)t * (size_t)p;
-            parts[p].hi = p == t - 1 ? n : n / (size_t)t * (size_t)(p + 1);
-            parts[p].shift = shift;
-            parts[p].mask = mask;
-            parts[p].count = counts + (size_t)p * kRadix;
-        }
-        parallel(count_part, parts, t);
-        for (d = 0; d < kRadix; d++) { /* offsets in (digit, chunk) order */
-            size_t digit_total = 0;
-            for (p = 0; p < t; p++) {
-                size_t c = parts[p].count[d];
-                parts[p].count[d] = run;
-                run += c;
-                digit_total += c;
+}
+
+/* ---- work on the pool ------------------------------------------------------ */
+
+typedef struct span_job {
+    unsigned width;
+    const void *keys;
+    size_t n;
+    gpi_radix_xform x;
+    uint64_t or_[GPI_POOL_MAX_PARTS], and_[GPI_POOL_MAX_PARTS];
+} span_job;
+
+static void span_part(void *arg, int part, int parts)
+{
+    span_job *j = (span_job *)arg;
+    size_t lo, hi;
+    gpi_pool_range(j->n, part, parts, 1, &lo, &hi);
+    gpi_radix_span(j->width, j->keys, lo, hi, &j->x, &j->or_[part], &j->and_[part]);
+}
+
+static void count_part(void *arg, int part, int parts) { gpi_radix_count((const gpi_radix_pass *)arg, part, parts); }
+static void scatter_part(void *arg, int part, int parts)
+{
+    gpi_radix_scatter((const gpi_radix_pass *)arg, part, parts);
+}
+
+typedef struct copy_job {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} copy_job;
+
+static void copy_part(void *arg, int part, int parts)
+{
+    copy_job *j = (copy_job *)arg;
+    size_t lo, hi;
+    gpi_pool_range(j->bytes, part, parts, 64, &lo, &hi);
+    memcpy((char *)j->dst + lo, (const char *)j->src + lo, hi - lo);
+}
+
+static void parallel_copy(void *dst, const void *src, size_t bytes, int parts)
+{
+    copy_job j;
+    if (dst == src || bytes == 0) return;
+    j.dst = dst, j.src = src, j.bytes = bytes;
+    gpi_pool_run(parts, copy_part, &j);
+}
+
+typedef struct index_job {
+    void *values;
+    size_t vs, n;
+} index_job;
+
+static void index_part(void *arg, int part, int parts)
+{
+    index_job *j = (index_job *)arg;
+    size_t lo, hi, i;
+    gpi_pool_range(j->n, part, parts, 1, &lo, &hi);
+    if (j->vs == 4)
+        for (i = lo; i < hi; i++) ((uint32_t *)j->values)[i] = (uint32_t)i;
+    else
+        for (i = lo; i < hi; i++) ((uint64_t *)j->values)[i] = i;
+}
+
+/* No bit of the range varies: the input is already in order. */
+static void copy_through(const gpi_sort_args *a, size_t kbytes, int parts)
+{
+    parallel_copy(a->keys_out, a->keys_in, kbytes, parts);
+    if (!a->value_size) return;
+    if (a->values_in) {
+        parallel_copy(a->values_out, a->values_in, a->n * a->value_size, parts);
+    } else {
+        index_job j;
+        j.values = a->values_out, j.vs = a->value_size, j.n = a->n;
+        gpi_pool_run(parts, index_part, &j);
+    }
+}
+
+/* ---- the plan ---------------------------------------------------------------- */
+
+/* Digits over the set bits of `vary`, low to high: each starts at the
+ * lowest varying bit not yet covered and spans up to GPI_RADIX_MAX_BITS
+ * bits, none past the highest varying bit. Returns how many. */
+static int plan_digits(uint64_t vary, int *shifts, int *bits)
+{
+    int d = 0, at = 0;
+    while (at < 64 && (vary >> at)) {
+        int top = 63;
+        while (!((vary >> at) & 1)) at++;
+        while (!((vary >> top) & 1)) top--;
+        shifts[d] = at;
+        bits[d] = top - at + 1 < GPI_RADIX_MAX_BITS ? top - at + 1 : GPI_RADIX_MAX_BITS;
+        at += bits[d];
+        d++;
+    }
+    return d;
+}
+
+/* Where the values' scratch starts in a scratch block: after the keys',
+ * rounded up to 64 bytes. */
+static size_t values_scratch_at(const gpi_sort_args *a)
+{
+    return (a->n * gp_dtype_size(a->key_dtype) + 63) / 64 * 64;
+}
+
+size_t gpi_cpu_sort_scratch_bytes(const gpi_sort_args *a)
+{
+    if (a->n <= kSmallSort || a->n > SIZE_MAX / 32) return 0;
+    return values_scratch_at(a) + a->n * a->value_size;
+}
+
+gp_status gpi_cpu_sort(const gpi_sort_args *a, int threads) { return gpi_cpu_sort_with(a, threads, NULL); }
+
+gp_status gpi_cpu_sort_with(const gpi_sort_args *a, int threads, void *scratch)
+{
+    const size_t n = a->n, vs = a->value_size, ks = gp_dtype_size(a->key_dtype);
+    const unsigned width = 8u * (unsigned)ks;
+    const uint64_t ones = width == 64 ? ~0ull : 0xffffffffull;
+    const int sign = a->key_dtype == GP_INT32 || a->key_dtype == GP_INT64;
+    const int parts = gpi_pool_parts(n, threads);
+    int shifts[kMaxPasses], bits[kMaxPasses], passes, j;
+    uint64_t range, vary = 0, all_and = ones;
+    gpi_radix_xform x;
+    span_job *span;
+    void *ktmp, *vtmp = NULL, *owned = NULL;
+    size_t *offsets;
+    int in_place, final_copy;
+
+    x.is_float = a->key_dtype == GP_FLOAT32 || a->key_dtype == GP_FLOAT64;
+    x.flip = ((sign ? (uint64_t)1 << (width - 1) : 0) ^ (a->descending ? ones : 0)) & ones;
+    range = a->end_bit <= a->begin_bit ? 0
+            : (a->end_bit - a->begin_bit == 64 ? ~0ull : (((uint64_t)1 << (a->end_bit - a->begin_bit)) - 1))
+                  << a->begin_bit;
+    if (n > SIZE_MAX / 32) return GP_ERROR_OUT_OF_MEMORY;
+    if (n <= kSmallSort) {
+        small_sort(a, width, &x, range);
+        return GP_SUCCESS;
+    }
+    if (range) {
+        if (!(span = (span_job *)malloc(sizeof *span))) return GP_ERROR_OUT_OF_MEMORY;
+        span->width = width, span->keys = a->keys_in, span->n = n, span->x = x;
+        gpi_pool_run(parts, span_part, span);
+        for (j = 0; j < parts; j++) vary |= span->or_[j], all_and &= span->and_[j];
+        free(span);
+        vary = (vary ^ all_and) & range;
+    }
+    if (!vary) {
+        copy_through(a, n * ks, parts);
+        return GP_SUCCESS;
+    }
+    passes = plan_digits(vary, shifts, bits);
+
+    in_place = a->keys_in == a->keys_out || (vs && a->values_in && a->values_in == a->values_out);
+    final_copy = in_place && passes % 2; /* the first pass cannot write where it reads */
+    ktmp = scratch ? scratch : (owned = gpi_host_alloc_large(gpi_cpu_sort_scratch_bytes(a)));
+    if (vs && ktmp) vtmp = (char *)ktmp + values_scratch_at(a);
+    offsets = (size_t *)malloc((size_t)(parts > passes ? parts : passes) * GPI_RADIX_MAX_DIGITS * sizeof *offsets);
+    if (!ktmp || !offsets) {
+        free(owned), free(offsets);
+        return GP_ERROR_OUT_OF_MEMORY;
+    }
+    if (parts == 1) /* every digit's histogram from one read; offsets of pass j at row j */
+        gpi_radix_histograms(width, a->keys_in, n, &x, shifts, bits, passes, offsets);
+
+    for (j = 0; j < passes; j++) {
+        /* Pass j writes the output when an even number of passes follow
+         * (odd with a final copy), the scratch otherwise. */
+        const int to_out = final_copy ? j % 2 == 1 : (passes - 1 - j) % 2 == 0;
+        gpi_radix_pass p;
+        const size_t digits = (size_t)1 << bits[j];
+        size_t d, run = 0;
+        int q;
+        p.width = width;
+        p.ksrc = j == 0 ? a->keys_in : to_out ? ktmp : a->keys_out;
+        p.kdst = to_out ? a->keys_out : ktmp;
+        p.vsrc = j == 0 ? a->values_in : to_out ? vtmp : a->values_out;
+        p.vdst = to_out ? a->values_out : vtmp;
+        p.values = !vs ? GPI_RADIX_KEYS_ONLY
+                   : j == 0 && !a->values_in ? (vs == 4 ? GPI_RADIX_INDEX4 : GPI_RADIX_INDEX8)
+                   : vs == 4 ? GPI_RADIX_VALUES4 : GPI_RADIX_VALUES8;
+        p.n = n;
+        p.shift = shifts[j], p.bits = bits[j];
+        p.to_work = j == 0, p.to_key = j == passes - 1;
+        p.x = x;
+        if (parts == 1) {
+            p.offsets = offsets + ((size_t)j << GPI_RADIX_MAX_BITS);
+            for (d = 0; d < digits; d++) {
+                const size_t c = p.offsets[d];
+                p.offsets[d] = run, run += c;
             }
-            if (digit_total > most) most = digit_total;
+        } else {
+            p.offsets = offsets;
+            gpi_pool_run(parts, count_part, &p);
+            for (d = 0; d < digits; d++) /* offsets in (digit, part) order */
+                for (q = 0; q < parts; q++) {
+                    size_t *o = &offsets[((size_t)q << bits[j]) + d];
+                    const size_t c = *o;
+                    *o = run, run += c;
+                }
         }
-        if (most == n) continue; /* one digit for all: nothing moves */
-        parallel(scatter_part, parts, t);
-        {
-            uint64_t *x = u;
-            u = u2, u2 = x;
-            x = pos, pos = pos2, pos2 = x;
-        }
+        gpi_pool_run(parts, scatter_part, &p);
     }
-    if (vs) {
-        const void *src = values_copy ? values_copy : a->values_in;
-        for (i = 0; i < n; i++) {
-            const uint64_t from = pos[i];
-            if (!src) {
-                if (vs == 4) ((uint32_t *)a->values_out)[i] = (uint32_t)from;
-                else ((uint64_t *)a->values_out)[i] = from;
-            } else if (vs == 4) {
-                ((uint32_t *)a->values_out)[i] = ((const uint32_t *)src)[from];
-            } else {
-                ((uint64_t *)a->values_out)[i] = ((const uint64_t *)src)[from];
-            }
-        }
+    if (final_copy) {
+        parallel_copy(a->keys_out, ktmp, n * ks, parts);
+        if (vs) parallel_copy(a->values_out, vtmp, n * vs, parts);
     }
-    for (i = 0; i < n; i++) store_key(a->key_dtype, a->keys_out, i, a->descending ? u[i] ^ flip : u[i]);
-    free(u), free(pos), free(u2), free(pos2), free(counts), free(values_copy);
+    free(owned), free(offsets);
     return GP_SUCCESS;
 }
