@@ -66,14 +66,23 @@ struct pass_items {
 };
 
 /* Resident blocks per SM asked of the compiler for a digit pass (the
- * launch bound: caps registers at 65536 / (256 * this)). At 3, keys alone
- * fit in 80 registers without spilling; pairs spill there, so 2. */
-#ifndef GPI_RADIX_MIN_BLOCKS_KEYS
-#define GPI_RADIX_MIN_BLOCKS_KEYS 3
+ * launch bound: caps registers at 65536 / (256 * this)). More resident
+ * blocks hide the latency of the shared-memory ranking; 4-byte keys alone
+ * fit in 64 registers (4 blocks), 8-byte keys and pairs need more. */
+#ifndef GPI_RADIX_MIN_BLOCKS_K4
+#define GPI_RADIX_MIN_BLOCKS_K4 4
+#endif
+#ifndef GPI_RADIX_MIN_BLOCKS_K8
+#define GPI_RADIX_MIN_BLOCKS_K8 3
 #endif
 #ifndef GPI_RADIX_MIN_BLOCKS_PAIRS
-#define GPI_RADIX_MIN_BLOCKS_PAIRS 2
+#define GPI_RADIX_MIN_BLOCKS_PAIRS 3
 #endif
+template <size_t KEY, size_t VALUE>
+struct pass_min_blocks {
+    static constexpr int value = VALUE != 0 ? GPI_RADIX_MIN_BLOCKS_PAIRS
+                                            : KEY == 4 ? GPI_RADIX_MIN_BLOCKS_K4 : GPI_RADIX_MIN_BLOCKS_K8;
+};
 
 /* Nanoseconds a thread waits between looks at a predecessor tile that has
  * published nothing yet (0: spin). */

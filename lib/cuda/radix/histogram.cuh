@@ -87,10 +87,13 @@ __global__ __launch_bounds__(kThreads) void histogram_kernel(const K *keys, uint
         for (int i = 0; i < ITEMS; i++) {
             const bool valid = full || base + i * kThreads + tid < n;
             const K img = gpi_order::image<K, KIND>(k[i], flip);
+            const K img0 = full ? __shfl_sync(0xffffffffu, img, 0) : img; /* lane 0's key, once for all passes */
             for (int p = 0; p < passes; p++) {
-                const uint32_t d = (uint32_t)(img >> pass_shift(begin_bit, p)) & pass_mask(begin_bit, end_bit, p);
+                const int sh = pass_shift(begin_bit, p);
+                const uint32_t m = pass_mask(begin_bit, end_bit, p);
+                const uint32_t d = (uint32_t)(img >> sh) & m;
                 if (full) { /* a warp whose digits agree adds once (skewed data, constant digits) */
-                    const uint32_t d0 = __shfl_sync(0xffffffffu, d, 0);
+                    const uint32_t d0 = (uint32_t)(img0 >> sh) & m;
                     if (__all_sync(0xffffffffu, d == d0)) {
                         if (lane == 0) atomicAdd(&s_hist[p * kBins + d], 32u);
                         continue;

@@ -4,9 +4,10 @@
  * A block takes the next tile (kThreads x ITEMS keys) in launch order and:
  *   1. loads it, warp w a contiguous run of 32 x ITEMS keys (lane-strided,
  *      so loads coalesce); an item's place in the input is (w, i, lane);
+ *      values are loaded once the keys are staged (4b);
  *   2. ranks each key among the warp's keys of the same digit, in input
- *      order: items one at a time, lanes of equal digit found with
- *      __match_any_sync, the warp's running count per digit in shared
+ *      order: items one at a time, lanes of equal digit found with one
+ *      ballot per digit bit, the warp's running count per digit in shared
  *      memory (the highest peer adds the group's size);
  *   3. combines the warps: per digit (thread d), the tile's count and each
  *      warp's start; a block scan over digits gives the tile's digit starts,
@@ -14,7 +15,7 @@
  *   4. publishes its per-digit counts (look-back status, common.cuh), stages
  *      keys and values in shared memory at their tile places, then each
  *      thread d looks back over earlier tiles for digit d's prefix and
- *      publishes the inclusive count;
+ *      publishes the inclusive count (reading several tiles at once);
  *   5. writes the staged keys (and values) out in tile order: neighbours in
  *      shared memory of one digit go to neighbouring global addresses.
  * Stable: ranks follow input order within a tile and tiles take their
@@ -39,15 +40,15 @@ struct pass_args {
 };
 
 template <typename K, typename V, int KIND, int ITEMS>
-__global__ __launch_bounds__(kThreads, std::is_same<V, no_value>::value ? GPI_RADIX_MIN_BLOCKS_KEYS
-                                                                        : GPI_RADIX_MIN_BLOCKS_PAIRS) void
+__global__ __launch_bounds__(kThreads,
+                             pass_min_blocks<sizeof(K), std::is_same<V, no_value>::value ? 0 : sizeof(V)>::value) void
 onesweep_kernel(pass_args a, K flip)
 {
     constexpr bool PAIRS = !std::is_same<V, no_value>::value;
     constexpr uint32_t TILE = kThreads * ITEMS;
     constexpr size_t VBYTES = PAIRS ? sizeof(V) : 0;
     constexpr size_t STAGE = TILE * (sizeof(K) + VBYTES);
-    constexpr size_t WARP_HIST = kWarps * (kBins + 1) * sizeof(uint32_t); /* + the bin of invalid items */
+    constexpr size_t WARP_HIST = kWarps * kBins * sizeof(uint32_t);
     constexpr uint32_t kInvalid = 0xffffffffu; /* the slot of an item past n */
     static_assert(TILE <= 65536, "a place in the tile takes 16 bits");
     /* The warps' digit counts live where the tile is staged later. */
@@ -65,8 +66,8 @@ onesweep_kernel(pass_args a, K flip)
     uint32_t *status = ordinal & 1 ? a.status1 : a.status0;
     uint32_t *status_next = ordinal & 1 ? a.status0 : a.status1;
 
-    uint32_t *wh = (uint32_t *)s_raw + warp * (kBins + 1);
-    for (int i = lane; i < kBins + 1; i += 32) wh[i] = 0;
+    uint32_t *wh = (uint32_t *)s_raw + warp * kBins;
+    for (int i = lane; i < kBins; i += 32) wh[i] = 0;
     if (tid == 0) s_tile = atomicAdd(a.tile_counter, 1u);
     __syncthreads();
     const uint32_t tile = s_tile;
@@ -74,7 +75,7 @@ onesweep_kernel(pass_args a, K flip)
     const uint32_t wbase = base + warp * 32 * ITEMS + lane;
     const uint32_t n = a.n;
 
-    /* 1. load the keys (the values after ranking: fewer live registers) */
+    /* 1. load the keys (the values after staging the keys: fewer live registers) */
     K key[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -82,20 +83,67 @@ onesweep_kernel(pass_args a, K flip)
         key[i] = idx < n ? src_keys[idx] : K(0);
     }
 
-    /* 2. rank within the warp; invalid items take the extra bin kBins.
+    /* 2. rank within the warp. The lanes sharing an item's digit (its
+     * peers) come from one ballot per digit bit, no match instruction;
+     * the highest peer adds the group's size to the warp's count of the
+     * digit and hands the count before to its peers. Items past n take the
+     * pass's largest digit: they rank after every valid key of the tile
+     * (they follow all of them in input order) and are never staged.
      * slot[i]: digit << 16 | place (in the warp's digit, then in the tile). */
     uint32_t slot[ITEMS];
     const uint32_t lanes_below = (1u << lane) - 1;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const uint32_t d = wbase + i * 32 < n ? digit_of<K, KIND>(key[i], flip, a.shift, a.mask) : (uint32_t)kBins;
-        const uint32_t peers = __match_any_sync(0xffffffffu, d);
-        const uint32_t before = wh[d];
-        __syncwarp();
-        if (lane == 31 - __clz(peers)) wh[d] = before + __popc(peers);
-        __syncwarp();
+        const uint32_t d = wbase + i * 32 < n ? digit_of<K, KIND>(key[i], flip, a.shift, a.mask) : a.mask;
+        uint32_t peers = 0xffffffffu;
+#pragma unroll
+        for (int b = 0; b < kDigitBits; b++) {
+            const uint32_t bit = (d >> b) & 1u;
+            const uint32_t vote = __ballot_sync(0xffffffffu, bit);
+            peers &= vote ^ (bit - 1u); /* bit 0: the lanes whose bit is 0 too */
+        }
+        const int leader = 31 - __clz(peers);
+        uint32_t before = 0;
+        if (lane == leader) before = atomicAdd(&wh[d], (uint32_t)__popc(peers));
+        __syncwarp(); /* the next item's counts follow this one's */
+        before = __shfl_sync(0xffffffffu, before, leader);
         slot[i] = d << 16 | (before + __popc(peers & lanes_below));
     }
+    __syncthreads();
+
+    /* 3. combine the warps: thread tid owns digit tid */
+    uint32_t count = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; w++) count += ((uint32_t *)s_raw)[w * kBins + tid];
+    const uint32_t valid = n - base < TILE ? n - base : TILE;
+    if (tid == (int)a.mask) count -= TILE - valid; /* the items past n (the last tile) */
+    const uint32_t start = block_exclusive_sum(count, s_warp);
+
+    /* 4a. publish the tile's counts at once; its successors may be waiting */
+    store_status(&status[tile * kBins + tid], (tile == 0 ? kFlagInclusive : kFlagAggregate) | count);
+
+    {
+        uint32_t run = start;
+#pragma unroll
+        for (int w = 0; w < kWarps; w++) {
+            uint32_t *c = &((uint32_t *)s_raw)[w * kBins + tid];
+            const uint32_t cw = *c;
+            *c = run;
+            run += cw;
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) slot[i] = wbase + i * 32 < n ? (slot[i] & 0xffffu) + wh[slot[i] >> 16] : kInvalid;
+    __syncthreads(); /* the staging below overwrites the warp counts */
+
+    /* 4b. stage the tile at its sorted places */
+    K *s_keys = (K *)s_raw;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (slot[i] != kInvalid) s_keys[slot[i]] = key[i];
+    /* the values now that the keys are staged (fewer live registers);
+     * their loads overlap the look-back, they are staged after it */
     V val[ITEMS];
     if constexpr (PAIRS) {
         const V *src_vals = (const V *)pl->src_vals[a.pass];
@@ -106,62 +154,43 @@ onesweep_kernel(pass_args a, K flip)
             else val[i] = idx < n ? src_vals[idx] : V(0);
         }
     }
-    __syncthreads();
 
-    /* 3. combine the warps: thread tid owns digit tid */
-    uint32_t count = 0;
+    /* 4c. look back for digit tid's count in earlier tiles, kLookBack
+     * tiles at a time (their loads overlap): add aggregates until an
+     * inclusive count; at a tile that has published nothing yet, look again
+     * from there. */
+    uint32_t prefix = 0;
+    if (tile > 0) {
+        constexpr int kLookBack = 4;
+        int j = (int)tile - 1; /* tile 0 is inclusive from the start: j stops there at the latest */
+        for (;;) {
+            uint32_t w[kLookBack];
 #pragma unroll
-    for (int w = 0; w < kWarps; w++) count += ((uint32_t *)s_raw)[w * (kBins + 1) + tid];
-    const uint32_t start = block_exclusive_sum(count, s_warp);
-
-    /* 4a. publish the tile's counts at once; its successors may be waiting */
-    store_status(&status[tile * kBins + tid], (tile == 0 ? kFlagInclusive : kFlagAggregate) | count);
-
-    {
-        uint32_t run = start;
+            for (int q = 0; q < kLookBack; q++) w[q] = j - q >= 0 ? load_status(&status[(j - q) * kBins + tid]) : 0u;
+            bool stop = false, done = false;
+            int used = 0;
 #pragma unroll
-        for (int w = 0; w < kWarps; w++) {
-            uint32_t *c = &((uint32_t *)s_raw)[w * (kBins + 1) + tid];
-            const uint32_t cw = *c;
-            *c = run;
-            run += cw;
+            for (int q = 0; q < kLookBack; q++) {
+                if (stop) continue;
+                if ((w[q] >> kFlagShift) == 0) { /* not yet published */
+                    stop = true;
+                    continue;
+                }
+                prefix += w[q] & kCountMask;
+                used++;
+                if (w[q] & kFlagInclusive) stop = done = true;
+            }
+            if (done) break;
+            j -= used;
+            if (GPI_RADIX_POLL_NS && used == 0) __nanosleep(GPI_RADIX_POLL_NS);
         }
+        store_status(&status[tile * kBins + tid], kFlagInclusive | (prefix + count));
     }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const uint32_t d = slot[i] >> 16;
-        slot[i] = d < (uint32_t)kBins ? (slot[i] & 0xffffu) + wh[d] : kInvalid;
-    }
-    __syncthreads(); /* the staging below overwrites the warp counts */
-
-    /* 4b. stage the tile at its sorted places */
-    K *s_keys = (K *)s_raw;
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        if (slot[i] != kInvalid) s_keys[slot[i]] = key[i];
     if constexpr (PAIRS) {
         V *s_vals = (V *)(s_raw + TILE * sizeof(K));
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
             if (slot[i] != kInvalid) s_vals[slot[i]] = val[i];
-    }
-
-    /* 4c. look back for digit tid's count in earlier tiles */
-    uint32_t prefix = 0;
-    if (tile > 0) {
-        uint32_t j = tile - 1; /* tile 0 is inclusive from the start: j stops there at the latest */
-        for (;;) {
-            const uint32_t w = load_status(&status[j * kBins + tid]);
-            if ((w >> kFlagShift) == 0) { /* not yet published: look again */
-                if (GPI_RADIX_POLL_NS) __nanosleep(GPI_RADIX_POLL_NS);
-                continue;
-            }
-            prefix += w & kCountMask;
-            if (w & kFlagInclusive) break;
-            j--;
-        }
-        store_status(&status[tile * kBins + tid], kFlagInclusive | (prefix + count));
     }
     /* global place of staged item idx of digit d: s_shift[d] + idx (mod 2^32) */
     s_shift[tid] = a.offsets[tid] + prefix - start;
@@ -169,7 +198,6 @@ onesweep_kernel(pass_args a, K flip)
     __syncthreads();
 
     /* 5. write out, staged order */
-    const uint32_t valid = n - base < TILE ? n - base : TILE;
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
         const uint32_t idx = j * kThreads + tid;
