@@ -165,14 +165,30 @@ static void search_matches_reference(void **state)
         }
 }
 
+/* CUDA, keys of 64 MiB and more with many needles: the search through an
+ * index of the keys' lines (a partial last line, both bounds and orders,
+ * duplicates, specials, 8-byte keys). */
+static void search_indexed_path(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n4 = ((size_t)1 << 24) + 5, n8 = ((size_t)1 << 23) + 13;
+    if (!gpt_on_cuda(ctx)) skip();
+    run_search(ctx, GP_UINT32, n4, ((size_t)1 << 17) + 3, GPK_RANDOM, 0, 0);
+    run_search(ctx, GP_UINT32, n4, ((size_t)1 << 18) + 1, GPK_FEW_DISTINCT, 1, 1);
+    run_search(ctx, GP_FLOAT32, n4, ((size_t)1 << 17) + 7, GPK_SPECIAL, 1, 0);
+    run_search(ctx, GP_INT64, n8, ((size_t)1 << 17) + 9, GPK_RANDOM, 1, 1);
+    run_search(ctx, GP_FLOAT64, n8, ((size_t)1 << 17) + 11, GPK_FEW_DISTINCT, 0, 0);
+}
+
 /* Unsorted keys: any position in [0, n], nothing written past the output. */
 static void search_unsorted_stays_in_range(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    static const size_t sizes[] = {1, 33, 1025, 100003};
+    static const size_t sizes[] = {1, 33, 1025, 100003, ((size_t)1 << 24) + 3};
     size_t si, i;
     for (si = 0; si < COUNT(sizes); si++) {
-        const size_t n = sizes[si], m = 3001;
+        const size_t n = sizes[si], m = n > 1000000 ? 200003 : 3001; /* the largest: the indexed path on CUDA */
+        if (n > 1000000 && !gpt_on_cuda(ctx)) continue;
         uint32_t *keys_h = gpt_malloc(n * 4), *needles_h = gpt_malloc(m * 4);
         uint64_t *got = gpt_malloc(m * 8);
         void *keys, *needles, *out;
@@ -249,6 +265,7 @@ int main(void)
         cmocka_unit_test(reference_matches_counting),
         cmocka_unit_test(reference_zeros_and_nans),
         GPT_TEST_BOTH(search_matches_reference),
+        GPT_TEST_BOTH(search_indexed_path),
         GPT_TEST_BOTH(search_unsorted_stays_in_range),
         GPT_TEST_BOTH(search_bad_arguments),
     };

@@ -9,9 +9,11 @@
  *      overlap those of the others);
  *   2. merge: a block per tile loads the tile's a and b ranges (between its
  *      two boundaries' splits) into shared memory with coalesced loads; each
- *      thread finds its own split of `items` outputs there, merges them
- *      sequentially, and the block writes the tile out coalesced (16-byte
- *      stores when the output is aligned). Values are gathered from where
+ *      thread finds its own split of `items` outputs there (an odd count,
+ *      so that a warp's shared-memory accesses spread over the banks),
+ *      merges them sequentially with one shared read an output, puts them
+ *      back in shared memory, and the block writes the tile out coalesced.
+ *      Values are gathered from where
  *      each key came from: within a warp those sources are two increasing
  *      runs, so the reads stay coalesced.
  * Comparisons are on order images, with the CPU reference's tie rule: b's
@@ -57,15 +59,16 @@ __global__ void merge_partition(const W *__restrict__ a, size_t na, const W *__r
 }
 
 template <typename W, int KIND, typename V, bool PAIRS>
-__global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads)
+__global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
+                      gpi::merge_policy<sizeof(W)>::min_blocks(PAIRS ? (int)sizeof(V) : 0))
     merge_tiles(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb, const V *__restrict__ va,
                 const V *__restrict__ vb, W *__restrict__ out, V *__restrict__ vout, size_t tiles,
-                const size_t *__restrict__ splits, W flip, bool out_vec)
+                const size_t *__restrict__ splits, W flip)
 {
     using P = gpi::merge_policy<sizeof(W)>;
     constexpr int kThreads = P::threads, kItems = P::items, kTile = P::tile;
-    constexpr int kVI = 16 / (int)sizeof(W); /* keys a 16-byte vector */
-    __shared__ __align__(16) W keys_s[kTile];
+    /* one key past the tile: the merge loop reads ahead of its last output */
+    __shared__ W keys_s[kTile + 1];
     __shared__ unsigned short src_s[PAIRS ? kTile : 1]; /* tile position of each output's source */
     const size_t total_n = na + nb;
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -79,26 +82,29 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads)
         a1 = min(a1, min(a0 + (size_t)total, na));
         const int nat = (int)(a1 - a0), nbt = total - nat;
         const W *ap = a + a0, *bp = b + b0; /* tile position i < nat: ap[i], else bp[i - nat] */
+        const bool full = total == kTile;
 
         /* load: every thread's loads issued before any store to shared memory */
         W x[kItems];
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
             const int i = j * kThreads + (int)threadIdx.x;
-            if (i < total) x[j] = i < nat ? ap[i] : bp[i - nat];
+            if (full || i < total) x[j] = i < nat ? ap[i] : bp[i - nat];
         }
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
             const int i = j * kThreads + (int)threadIdx.x;
-            if (i < total) keys_s[i] = x[j];
+            if (full || i < total) keys_s[i] = x[j];
         }
         __syncthreads();
 
-        /* this thread's outputs [dt, dt + kItems) of the tile */
+        /* this thread's outputs [dt, dt + kItems) of the tile; kItems is odd,
+         * so the threads of a warp reading or writing at dt + j, or near
+         * their splits, fall in different banks */
         const int dt = min((int)threadIdx.x * kItems, total);
         int ai = path_split<W, KIND, int>(keys_s, nat, keys_s + nat, nbt, dt, flip);
         int bi = dt - ai;
-        W ka = ai < nat ? keys_s[ai] : (W)0, kb = bi < nbt ? keys_s[nat + bi] : (W)0;
+        W ka = keys_s[ai], kb = keys_s[nat + bi]; /* read only while in range */
         int src[kItems];
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
@@ -106,11 +112,12 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads)
                 ai < nat && (bi >= nbt || !(gpi_order::image<W, KIND>(kb, flip) < gpi_order::image<W, KIND>(ka, flip)));
             x[j] = take_a ? ka : kb;
             src[j] = take_a ? ai : nat + bi;
-            if (take_a) {
-                if (++ai < nat) ka = keys_s[ai];
-            } else {
-                if (++bi < nbt) kb = keys_s[nat + bi];
-            }
+            ai += take_a ? 1 : 0;
+            bi += take_a ? 0 : 1;
+            /* one shared read a step, the successor of the side taken */
+            const W next = keys_s[min(take_a ? ai : nat + bi, kTile)];
+            ka = take_a ? next : ka;
+            kb = take_a ? kb : next;
         }
         __syncthreads();
 #pragma unroll
@@ -122,24 +129,27 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads)
         }
         __syncthreads();
 
-        if (out_vec && total == kTile) {
+        /* block-wide coalesced stores */
 #pragma unroll
-            for (int j = 0; j < kItems / kVI; j++) {
-                const int v = j * kThreads + (int)threadIdx.x;
-                reinterpret_cast<uint4 *>(out + d0)[v] = reinterpret_cast<const uint4 *>(keys_s)[v];
-            }
-        } else {
-            for (int i = threadIdx.x; i < total; i += kThreads) out[d0 + i] = keys_s[i];
+        for (int j = 0; j < kItems; j++) {
+            const int i = j * kThreads + (int)threadIdx.x;
+            if (full || i < total) out[d0 + i] = keys_s[i];
         }
         if (PAIRS) {
             const V *vap = va + a0, *vbp = vb + b0;
+            V v[kItems];
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
                 const int i = j * kThreads + (int)threadIdx.x;
-                if (i < total) {
-                    const int s = src_s[i];
-                    vout[d0 + i] = s < nat ? vap[s] : vbp[s - nat];
+                if (full || i < total) {
+                    const int from = src_s[i];
+                    v[j] = from < nat ? vap[from] : vbp[from - nat];
                 }
+            }
+#pragma unroll
+            for (int j = 0; j < kItems; j++) {
+                const int i = j * kThreads + (int)threadIdx.x;
+                if (full || i < total) vout[d0 + i] = v[j];
             }
         }
         __syncthreads(); /* keys_s is reused by the next tile */
@@ -160,10 +170,9 @@ gp_status merge_launch(gp_context *ctx, const gpi_merge_args *m)
     merge_partition<W, KIND><<<gpi_stride_blocks(tiles + 1, P::partition_threads), P::partition_threads, 0, st>>>(
         a, m->na, b, m->nb, tiles, splits, flip);
     const unsigned grid = (unsigned)std::min(tiles, (size_t)1 << 30);
-    const bool out_vec = (uintptr_t)m->keys_out % 16 == 0;
     merge_tiles<W, KIND, V, PAIRS><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
                                                                (const V *)m->b_values, (W *)m->keys_out,
-                                                               (V *)m->values_out, tiles, splits, flip, out_vec);
+                                                               (V *)m->values_out, tiles, splits, flip);
     return gpi_cuda_status(ctx, cudaGetLastError(), "merge kernel");
 }
 

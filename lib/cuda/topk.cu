@@ -11,10 +11,11 @@
  *      candidate capacity (all keys when n fits it);
  *   2. one read of the keys appends each key at or below the threshold,
  *      as (image, index), to the candidates (warp-aggregated atomics);
- *   3. one block checks k <= candidates <= capacity (else the exact path of
- *      topk_exact.cuh runs instead) and radix-selects, over the candidates,
- *      the k-th image T and, when more keys equal T than the result takes,
- *      the largest index I taken among them (the lowest indices win);
+ *   3. k <= candidates <= capacity is checked (else the exact path of
+ *      topk_exact.cuh runs instead), then a radix select over the
+ *      candidates, a pass a digit each over all SMs, finds the k-th image T
+ *      and, when more keys equal T than the result takes, the largest index
+ *      I taken among them (the lowest indices win);
  *   4. the candidates below T, or equal to T with index <= I, are exactly
  *      the k pairs of the result; a compaction writes them out.
  * Then the k pairs are sorted by (image, index) - one radix sort of a
@@ -31,12 +32,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace {
 
 using gpi_topk::Ctl;
 using P = gpi::topk_policy;
 constexpr int kSelThreads = P::select_threads;
+constexpr int kCandThreads = 256; /* a thread a digit in the candidate passes */
+
+/* The state of the select over the candidates (zeroed before each call). */
+struct CandSelect {
+    unsigned long long prefix; /* the digits chosen so far */
+    unsigned long long rank;   /* 1-based rank still sought among the values matching prefix */
+    unsigned int done;         /* blocks finished in the current pass */
+    int tie;                   /* more candidates equal T than the result takes: the index passes run */
+};
 
 struct SelectSmem {
     unsigned int hist[256];
@@ -83,8 +94,8 @@ __device__ void block_select(SelectSmem &sm, Get get, size_t cnt, unsigned long 
  * `sample` keys at positions floor(j n / sample). */
 template <typename W, int KIND>
 __global__ void __launch_bounds__(kSelThreads)
-    topk_threshold(Ctl *ctl, const W *__restrict__ keys, size_t n, W flip, int mode, size_t sample,
-                   unsigned long long r)
+    topk_threshold(Ctl *ctl, CandSelect *sel, const W *__restrict__ keys, size_t n, W flip, int mode,
+                   size_t sample, unsigned long long r, unsigned long long k)
 {
     __shared__ SelectSmem sm;
     W thr = (W)~(W)0;
@@ -101,6 +112,7 @@ __global__ void __launch_bounds__(kSelThreads)
         ctl->threshold = thr;
         ctl->count = 0, ctl->taken = 0;
         ctl->exact = mode == 0;
+        sel->prefix = 0, sel->rank = k, sel->done = 0, sel->tie = 0;
     }
 }
 
@@ -192,37 +204,80 @@ __global__ void __launch_bounds__(P::threads)
     }
 }
 
-/* Step 3: check the candidates, then the k-th image and the tie cut. */
-template <typename W>
-__global__ void __launch_bounds__(kSelThreads)
-    topk_select(Ctl *ctl, unsigned long long k, size_t cap, const W *__restrict__ cand_img,
-                const unsigned long long *__restrict__ cand_idx, int index_bits)
+/* Step 3: check k <= candidates <= capacity (else the exact path runs),
+ * then radix-select over the candidates, 8 bits a pass from the top, the
+ * k-th image T and, when more candidates equal T than the result takes,
+ * the largest index taken among them. Each pass is one kernel over all
+ * SMs: blocks count digits in shared memory and add them to a global
+ * histogram; the last block to finish picks the digit holding the rank and
+ * clears the histogram for the next pass. BY_INDEX: the passes over the
+ * indices of the candidates equal to T (they return at once without a tie). */
+template <typename W, bool BY_INDEX>
+__global__ void __launch_bounds__(kCandThreads)
+    topk_cand_pass(Ctl *ctl, CandSelect *sel, unsigned int *hist, unsigned long long k, size_t cap,
+                   const W *__restrict__ cand_img, const unsigned long long *__restrict__ cand_idx, int shift,
+                   int bits)
 {
-    __shared__ SelectSmem sm;
+    typedef typename std::conditional<BY_INDEX, unsigned long long, W>::type T;
+    typedef cub::BlockScan<unsigned int, kCandThreads> Scan;
+    __shared__ unsigned int h[256];
+    __shared__ typename Scan::TempStorage scan;
+    __shared__ bool last;
     if (ctl->exact) return;
     const unsigned long long cnt = ctl->count;
-    if (cnt < k || cnt > cap) {
-        __syncthreads(); /* every thread has read exact */
+    if (!BY_INDEX && shift == bits - 8 && (cnt < k || cnt > cap)) {
         if (threadIdx.x == 0) ctl->exact = 1;
         return;
     }
-    W t;
-    unsigned long long rem, eq;
-    auto by_image = [&](size_t i, W &v) {
-        v = cand_img[i];
-        return true;
-    };
-    block_select<W>(sm, by_image, cnt, k, 8 * (int)sizeof(W), t, rem, eq);
-    unsigned long long cut = ~0ull;
-    if (eq > rem) {
-        auto by_index = [&](size_t i, unsigned long long &v) {
-            v = cand_idx[i];
-            return cand_img[i] == t;
-        };
-        unsigned long long r2, e2;
-        block_select<unsigned long long>(sm, by_index, cnt, rem, index_bits, cut, r2, e2);
+    if (BY_INDEX && !sel->tie) return;
+    const int tid = threadIdx.x;
+    h[tid] = 0;
+    __syncthreads();
+    const int top = shift + 8;
+    const T hi_mask = top >= (int)(8 * sizeof(T)) ? (T)0 : (T)(~(T)0 << top);
+    const T prefix = (T)sel->prefix;
+    const W kth = (W)ctl->kth;
+    for (size_t i = blockIdx.x * (size_t)kCandThreads + tid; i < cnt; i += (size_t)gridDim.x * kCandThreads) {
+        T v;
+        bool in = true;
+        if constexpr (BY_INDEX) {
+            in = cand_img[i] == kth;
+            v = in ? (T)cand_idx[i] : (T)0;
+        } else {
+            v = cand_img[i];
+        }
+        if (in && (v & hi_mask) == prefix) atomicAdd(&h[(v >> shift) & 255], 1u);
     }
-    if (threadIdx.x == 0) ctl->kth = t, ctl->kth_index = cut;
+    __syncthreads();
+    if (h[tid]) atomicAdd(&hist[tid], h[tid]);
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) last = atomicAdd(&sel->done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    /* the last block: counts of all blocks are in hist (read and cleared at once) */
+    const unsigned int c = atomicExch(&hist[tid], 0u);
+    unsigned int before;
+    Scan(scan).ExclusiveSum(c, before);
+    const unsigned long long r = sel->rank;
+    __syncthreads(); /* every thread has read the rank */
+    if (before < r && r <= (unsigned long long)before + c) {
+        const unsigned long long p = (unsigned long long)prefix | ((unsigned long long)tid << shift);
+        const unsigned long long rem = r - before;
+        sel->done = 0;
+        if (shift > 0) {
+            sel->prefix = p, sel->rank = rem;
+        } else if (!BY_INDEX) {
+            /* T found: rem of the c candidates equal to it are taken */
+            ctl->kth = p;
+            ctl->kth_index = ~0ull;
+            sel->tie = c > rem;
+            sel->prefix = 0, sel->rank = rem;
+        } else {
+            ctl->kth_index = p;
+        }
+    }
 }
 
 /* Step 4: exactly the k pairs of the result, in any order. */
@@ -337,7 +392,8 @@ gp_status topk_typed(gp_context *ctx, const gpi_topk_args *a)
         sort_bytes = std::max(sort_bytes, b2);
     }
     if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "top-k sort size query");
-    const size_t off_state = align_up(sizeof(Ctl)), off_hist = off_state + align_up(sizeof(SelectState));
+    const size_t off_state = align_up(sizeof(Ctl)), off_csel = off_state + align_up(sizeof(SelectState));
+    const size_t off_chist = off_csel + align_up(sizeof(CandSelect)), off_hist = off_chist + align_up(256 * 4);
     const size_t off_counts = off_hist + align_up(kBins * 8);
     const size_t off_cimg = off_counts + align_up(2 * (size_t)kMaxChunks * 8);
     const size_t off_cidx = off_cimg + align_up(cap * sizeof(W)), off_img = off_cidx + align_up(cap * 8);
@@ -348,6 +404,8 @@ gp_status topk_typed(gp_context *ctx, const gpi_topk_args *a)
     if (s) return s;
     Ctl *ctl = (Ctl *)ws;
     SelectState *state = (SelectState *)(ws + off_state);
+    CandSelect *csel = (CandSelect *)(ws + off_csel);
+    unsigned int *chist = (unsigned int *)(ws + off_chist);
     unsigned long long *hist = (unsigned long long *)(ws + off_hist);
     unsigned long long *below = (unsigned long long *)(ws + off_counts), *equal = below + kMaxChunks;
     W *cand_img = (W *)(ws + off_cimg), *img = (W *)(ws + off_img), *img2 = (W *)(ws + off_img2);
@@ -355,9 +413,9 @@ gp_status topk_typed(gp_context *ctx, const gpi_topk_args *a)
     unsigned long long *idx = (unsigned long long *)(ws + off_idx), *idx2 = (unsigned long long *)(ws + off_idx2);
 
     /* the sampled path (its kernels return at once when the exact one runs) */
-    e = cudaMemsetAsync(ws, 0, off_counts, st); /* control, state, histogram */
+    e = cudaMemsetAsync(ws, 0, off_counts, st); /* control, states, histograms */
     if (e == cudaSuccess) {
-        topk_threshold<W, KIND><<<1, kSelThreads, 0, st>>>(ctl, keys, n, flip, mode, P::sample, r);
+        topk_threshold<W, KIND><<<1, kSelThreads, 0, st>>>(ctl, csel, keys, n, flip, mode, P::sample, r, k);
         if (mode) {
             const bool vec = (uintptr_t)keys % 16 == 0;
             /* persistent blocks, as many as fit at once (each loops over rounds) */
@@ -375,7 +433,15 @@ gp_status topk_typed(gp_context *ctx, const gpi_topk_args *a)
             else
                 topk_filter<W, KIND, false><<<grid, P::threads, 0, st>>>(ctl, keys, n, flip, cap, cand_img,
                                                                          cand_idx);
-            topk_select<W><<<1, kSelThreads, 0, st>>>(ctl, k, cap, cand_img, cand_idx, index_sort_bits);
+            /* the candidate passes: enough blocks to fill the GPU once at most */
+            const unsigned pgrid = (unsigned)std::min<size_t>(
+                std::max<size_t>((cap + P::pass_items - 1) / P::pass_items, 1), (size_t)sms * P::pass_blocks_per_sm);
+            for (int shift = key_bits - 8; shift >= 0; shift -= 8)
+                topk_cand_pass<W, false><<<pgrid, kCandThreads, 0, st>>>(ctl, csel, chist, k, cap, cand_img, cand_idx,
+                                                                         shift, key_bits);
+            for (int shift = index_sort_bits - 8; shift >= 0; shift -= 8)
+                topk_cand_pass<W, true><<<pgrid, kCandThreads, 0, st>>>(ctl, csel, chist, k, cap, cand_img, cand_idx,
+                                                                        shift, index_sort_bits);
             topk_take<W><<<(unsigned)std::min<size_t>(gpi_stride_blocks(cap, P::threads), (size_t)sms * 8),
                            P::threads, 0, st>>>(ctl, cand_img, cand_idx, img, idx);
         }

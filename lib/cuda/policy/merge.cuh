@@ -7,16 +7,21 @@
 namespace gpi {
 
 /* A tile is threads x items outputs; its keys sit in shared memory once
- * (16 KiB for either key width), the source positions of pairs in 16 bits. */
+ * (about 15 KiB for either key width), the source positions of pairs in
+ * 16 bits. items is odd: a thread's outputs sit at stride `items` in shared
+ * memory, so a warp's accesses to them fall in distinct banks. */
 template <size_t KEY_BYTES>
 struct merge_policy {
     static constexpr int threads = 256;
-    static constexpr int items = KEY_BYTES == 4 ? 16 : 8;
+    static constexpr int items = KEY_BYTES == 4 ? 15 : 7;
     static constexpr int tile = threads * items;
+    /* resident blocks an SM (caps the registers: 64 for keys only; the
+     * gather of values wants more) */
+    static constexpr int min_blocks(int value_bytes) { return value_bytes == 0 ? 4 : value_bytes == 4 ? 3 : 2; }
     static constexpr int partition_threads = 256;
 
     static_assert(tile <= 65536, "source positions are 16 bits");
-    static_assert(items % (16 / (int)KEY_BYTES) == 0, "a thread's outputs are whole 16-byte vectors");
+    static_assert(items % 2 == 1, "odd items: conflict-free strided shared accesses");
 };
 
 } // namespace gpi
