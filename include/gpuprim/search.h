@@ -38,8 +38,8 @@ extern "C" {
  * unspecified. m == 0 does nothing; n == 0 writes zeros. positions_out may
  * not overlap keys or needles (keys and needles may overlap each other).
  * Asynchronous on the CUDA backend. For large inputs (keys of 64 MiB or
- * more, and many needles) the CUDA search first indexes the keys, one key
- * per 128 bytes, in the context's workspace (n / 32 keys' bytes); where
+ * more, and many needles) the CUDA search first indexes the keys (one key
+ * for every 128 bytes of keys) in the context's workspace; where
  * that scratch cannot be had it searches without the index. */
 GP_API gp_status gp_lower_bound(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
                                 const void *keys, size_t n, const void *needles, size_t m,
