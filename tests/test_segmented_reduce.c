@@ -240,6 +240,132 @@ static void bad_arguments(void **state)
     gpt_buffer_free(ctx, out);
 }
 
+/* ---- tile edges --------------------------------------------------------
+ * The CUDA backend cuts many short segments of the exact operators by
+ * items into tiles (2048 or 4096 elements, 8 or 16 per thread): shapes
+ * whose boundaries and empty segments fall on and around those edges. */
+enum { EDGE_CROSS, EDGE_MANY_TILES, EDGE_EMPTIES_AT_EDGES, EDGE_ALL_EMPTY_END, EDGE_ALL_EMPTY_START,
+       EDGE_ALL_EMPTY_MIDDLE, EDGE_EMPTY_AND_ONES, EDGE_THREAD_ALIGNED, EDGE_GAPS, EDGE_WHOLE_TILES, EDGE_COUNT };
+
+typedef struct offset_list {
+    uint64_t *off;
+    size_t segs, cap;
+} offset_list;
+
+static void push_segment(offset_list *l, uint64_t len)
+{
+    if (l->segs + 2 > l->cap) {
+        l->cap *= 2;
+        l->off = realloc(l->off, l->cap * sizeof *l->off);
+        assert_non_null(l->off);
+    }
+    l->off[l->segs + 1] = l->off[l->segs] + len;
+    l->segs++;
+}
+
+/* Offsets of an edge shape; *n gets the array length. */
+static uint64_t *edge_offsets(int shape, size_t *n, size_t *segs)
+{
+    offset_list l = {NULL, 0, 1024};
+    size_t i, b, j;
+    uint64_t first = 0, tail = 0;
+    l.off = gpt_malloc(l.cap * sizeof *l.off);
+    l.off[0] = 0;
+    switch (shape) {
+    case EDGE_CROSS: { /* across 1 and 2 tile edges, at many phases */
+        static const uint64_t lens[] = {3000, 1, 5000, 16, 2047, 2049, 4095, 4097, 8, 0, 7, 6000, 8191, 8193, 15, 17};
+        for (i = 0; i < 400; i++) push_segment(&l, lens[(i * 5) % COUNT(lens)]);
+        break;
+    }
+    case EDGE_MANY_TILES: /* one segment over ~75 whole tiles and one over 3, among short ones */
+        for (i = 0; i < 3000; i++) {
+            push_segment(&l, gpt_rand64() % 65);
+            if (i == 1000) push_segment(&l, 300001);
+            if (i == 2000) push_segment(&l, 9000);
+        }
+        break;
+    case EDGE_EMPTIES_AT_EDGES: /* 20 empty segments at each tile edge and one before and after it */
+        for (b = 1; b <= 40; b++)
+            for (j = 0; j < 3; j++) {
+                const uint64_t at = b * 2048 - 1 + j;
+                push_segment(&l, at - l.off[l.segs]);
+                for (i = 0; i < 20; i++) push_segment(&l, 0);
+            }
+        push_segment(&l, 100);
+        for (i = 0; i < 20; i++) push_segment(&l, 0); /* and at the end of the array */
+        break;
+    case EDGE_ALL_EMPTY_END:    /* all at n, n a multiple of every tile: the tile past the last item */
+    case EDGE_ALL_EMPTY_START:  /* all at 0 */
+    case EDGE_ALL_EMPTY_MIDDLE: /* all at n / 2 + 1 */
+        *n = 3 * 4096;
+        *segs = 30000;
+        free(l.off);
+        l.off = gpt_malloc((*segs + 1) * sizeof *l.off);
+        for (i = 0; i <= *segs; i++)
+            l.off[i] = shape == EDGE_ALL_EMPTY_END ? *n : shape == EDGE_ALL_EMPTY_START ? 0 : *n / 2 + 1;
+        return l.off;
+    case EDGE_EMPTY_AND_ONES: /* a boundary at every element, empty segments between */
+        for (i = 0; i < 40000; i++) push_segment(&l, (i % 3) == 1);
+        break;
+    case EDGE_THREAD_ALIGNED: /* ends on threads' and tiles' edges (multiples of 8 and 16) */
+        for (i = 0; i < 3000; i++) push_segment(&l, (gpt_rand64() % 33) * (i % 2 ? 8 : 16));
+        break;
+    case EDGE_GAPS: /* elements outside every segment before and after many short ones */
+        first = 5000, tail = 7000;
+        push_segment(&l, 0);
+        l.off[0] = l.off[1] = first;
+        for (i = 0; i < 3000; i++) push_segment(&l, gpt_rand64() % 301);
+        break;
+    case EDGE_WHOLE_TILES: /* exactly whole tiles, aligned, and one element */
+    default: {
+        static const uint64_t lens[] = {2048, 4096, 4096, 2048, 8192, 1, 2047, 2048, 4096, 12288};
+        for (i = 0; i < 40 * COUNT(lens); i++) push_segment(&l, lens[i % COUNT(lens)]);
+        break;
+    }
+    }
+    *segs = l.segs;
+    *n = l.off[l.segs] + tail;
+    return l.off;
+}
+
+/* One edge shape: in read from element `shift` of its buffer (1: not
+ * 16-byte aligned), against the reference. */
+static void run_edge_case(gp_context *ctx, gp_dtype d, gp_op op, int shape, size_t shift)
+{
+    size_t n, segs, es = gp_dtype_size(d);
+    uint64_t *off = edge_offsets(shape, &n, &segs);
+    char *host = gpt_malloc((n + shift) * es + 1);
+    void *ref = gpt_malloc(segs * es), *got = gpt_malloc(segs * es), *in, *out, *doff;
+    char what[96];
+    fill_input(d, op, host, n + shift);
+    assert_int_equal(gpi_cpu_segmented_reduce(d, op, host + shift * es, off, segs, ref), GP_SUCCESS);
+    in = gpt_buffer_from(ctx, host, (n + shift) * es);
+    doff = gpt_buffer_from(ctx, off, (segs + 1) * 8);
+    out = gpt_poisoned_buffer(ctx, segs * es);
+    GPT_OK(ctx, gp_segmented_reduce(ctx, d, op, (char *)in + shift * es, n, doff, segs, out));
+    gpt_buffer_to(ctx, got, out, segs * es);
+    snprintf(what, sizeof what, "%s segmented reduce edge shape %d shift %zu [%s]", op_name(op), shape, shift,
+             gpt_backend_name(ctx));
+    expect_equal(ref, got, d, segs, what);
+    gpt_buffer_free(ctx, in), gpt_buffer_free(ctx, out), gpt_buffer_free(ctx, doff);
+    free(host), free(ref), free(got), free(off);
+}
+
+static void tile_edges_match_reference(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    size_t di, oi, shift;
+    int shape;
+    gpt_seed_once();
+    for (di = 0; di < COUNT(dtypes); di++)
+        for (oi = 0; oi < COUNT(ops); oi++)
+            for (shape = 0; shape < EDGE_COUNT; shape++)
+                for (shift = 0; shift < 2; shift++) {
+                    if (shift && !gpt_on_cuda(ctx)) continue; /* alignment matters on CUDA only */
+                    run_edge_case(ctx, dtypes[di], ops[oi], shape, shift);
+                }
+}
+
 /* CUDA: broken offsets are the caller's promise, but read and write
  * nothing out of bounds (compute-sanitizer would see it); the call
  * succeeds. */
@@ -271,6 +397,7 @@ int main(void)
         cmocka_unit_test(tree_sum_known_values),
         GPT_TEST_BOTH(segmented_reduce_matches_reference),
         GPT_TEST_BOTH(float_sums_same_bits),
+        GPT_TEST_BOTH(tile_edges_match_reference),
         GPT_TEST_BOTH(nan_and_zeros),
         GPT_TEST_BOTH(bad_arguments),
         GPT_TEST_BOTH(broken_offsets_stay_in_bounds),

@@ -23,10 +23,16 @@
  * operations is free, so a short segment's warp reads it as 16-byte
  * vectors, all of them in flight at once, instead of playing the tree's
  * turns one after another. A tree block issues all 16 of a thread's loads
- * before adding them in the tree's order. */
+ * before adding them in the tree's order.
+ *
+ * Many short segments of an exact operator go to the item-balanced path
+ * instead (segmented_reduce_tiles.cuh): a fixed tile of items per block
+ * whatever the segment lengths, so no warp idles on a short segment while
+ * another reads a long one. The host picks it from the mean segment length. */
 #include "ops.cuh"
 #include "scan_kernels.cuh"
 #include "segmented_internal.h"
+#include "segmented_reduce_tiles.cuh"
 
 #include <cuda_runtime.h>
 
@@ -199,6 +205,10 @@ gp_status segreduce_op(gp_context *ctx, const void *in_, uint64_t n, const uint6
         levels++;
     }
     constexpr bool any_order = !(std::is_floating_point<T>::value && std::is_same<Op, OpSum<T>>::value);
+    if constexpr (any_order) {
+        if (gpi::segtiles::tiles_suit<T>(n, segments))
+            return gpi::segtiles::segreduce_tiles<T, Op>(ctx, in, n, off, segments, out, zero);
+    }
     const unsigned warp_grid = (unsigned)std::min<uint64_t>((segments + 7) / 8, 1u << 20);
     if (levels == 0) {
         segment_warps<T, Op, any_order><<<warp_grid, kTreeThreads, 0, st>>>(in, n, off, segments, true, out, nullptr, zero,
