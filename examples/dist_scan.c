@@ -64,9 +64,5 @@ int main(void)
     memset(&job, 0, sizeof job);
     uneven_shards(ranks, N, job.first, job.n);
     s = dist_run(backend, ranks, ctx, comm, rank_main, &job);
-    printf("%s: %d %s rank(s), scan of %d elements: %s\n", gp_version_string(), ranks,
-           backend == GP_BACKEND_CUDA ? "CUDA" : "CPU", N, s || job.failed ? "FAILED" : "ok");
-    if (s) fprintf(stderr, "dist_scan: %s\n", gp_status_string(s));
-    dist_release(ranks, ctx, comm);
-    return s || job.failed ? 1 : 0;
+    return dist_finish("dist_scan", backend, ranks, ctx, comm, s, job.failed, "scan of %d elements", N);
 }

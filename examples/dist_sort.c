@@ -94,9 +94,5 @@ int main(void)
         prev = r;
     }
     if (!s && sum != (uint64_t)N * (N - 1) / 2) job.failed = 1;
-    printf("%s: %d %s rank(s), sort of %d key-value pairs: %s\n", gp_version_string(), ranks,
-           backend == GP_BACKEND_CUDA ? "CUDA" : "CPU", N, s || job.failed ? "FAILED" : "ok");
-    if (s) fprintf(stderr, "dist_sort: %s\n", gp_status_string(s));
-    dist_release(ranks, ctx, comm);
-    return s || job.failed ? 1 : 0;
+    return dist_finish("dist_sort", backend, ranks, ctx, comm, s, job.failed, "sort of %d key-value pairs", N);
 }

@@ -5,6 +5,7 @@
 
 #include <gpuprim/dist.h>
 #include <gpuprim/gpuprim.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,24 @@ static inline void dist_release(int ranks, gp_context *ctx[], gp_comm *comm[])
     int r;
     for (r = 0; r < ranks; r++) gp_comm_destroy(comm[r]);
     for (r = 0; r < ranks; r++) gp_context_destroy(ctx[r]);
+}
+
+/* The end of a distributed example's main: its verdict line (what it did,
+ * printf-style, then "ok" unless s failed or `failed`), the failed call's
+ * status under the example's name, then dist_release. Gives main's exit
+ * code. */
+static inline int dist_finish(const char *name, gp_backend backend, int ranks, gp_context *ctx[], gp_comm *comm[],
+                              gp_status s, int failed, const char *what, ...)
+{
+    va_list ap;
+    printf("%s: %d %s rank(s), ", gp_version_string(), ranks, backend == GP_BACKEND_CUDA ? "CUDA" : "CPU");
+    va_start(ap, what);
+    vprintf(what, ap);
+    va_end(ap);
+    printf(": %s\n", s || failed ? "FAILED" : "ok");
+    if (s) fprintf(stderr, "%s: %s\n", name, gp_status_string(s));
+    dist_release(ranks, ctx, comm);
+    return s || failed ? 1 : 0;
 }
 
 #endif

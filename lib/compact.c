@@ -50,7 +50,7 @@ gp_status gpi_compact_run(gp_context *ctx, gp_dtype dtype, const void *in, const
 gp_status gp_compact(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags,
                      gp_flag_type flag_type, void *out, size_t n, size_t *count_host)
 {
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_compact");
     if (s) return s;
     if ((s = gpi_compact_check(ctx, "gp_compact", dtype, in, flags, flag_type, out, n, count_host))) return s;
     return gpi_compact_run(ctx, dtype, in, flags, flag_type, out, n, count_host);
@@ -86,7 +86,7 @@ gp_status gpi_compact_indices_run(gp_context *ctx, const void *flags, gp_flag_ty
 gp_status gp_compact_indices(gp_context *ctx, const void *flags, gp_flag_type flag_type,
                              uint64_t *indices_out, size_t n, size_t *count_host)
 {
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_compact_indices");
     if (s) return s;
     if ((s = gpi_compact_indices_check(ctx, "gp_compact_indices", flags, flag_type, indices_out, n, count_host)))
         return s;

@@ -48,10 +48,16 @@ gp_status gpi_check_context(const gp_context *ctx)
     return GP_SUCCESS;
 }
 
-gp_status gpi_enter(gp_context *ctx)
+void gpi_begin(gp_context *ctx, const char *fn)
+{
+    if (!ctx->call_held) ctx->call = fn;
+    gpi_clear_error(ctx);
+}
+
+gp_status gpi_enter(gp_context *ctx, const char *fn)
 {
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_clear_error(ctx);
+    gpi_begin(ctx, fn);
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_status(ctx, cudaSetDevice(ctx->device), "cudaSetDevice");
     return GP_SUCCESS;
 }
@@ -131,7 +137,7 @@ gp_status gp_context_get_backend(const gp_context *ctx, gp_backend *backend)
 gp_status gp_context_set_stream(gp_context *ctx, void *stream)
 {
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_clear_error(ctx); /* every call on the context starts with no detail */
+    gpi_begin(ctx, "gp_context_set_stream"); /* every call on the context starts with no detail */
     if (ctx->backend == GP_BACKEND_CPU && stream != NULL)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_context_set_stream: the CPU backend has no streams");
     ctx->stream = stream;
@@ -148,7 +154,7 @@ gp_status gp_context_get_stream(const gp_context *ctx, void **stream)
 gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t bytes)
 {
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_clear_error(ctx);
+    gpi_begin(ctx, "gp_context_set_workspace");
     if ((workspace == NULL) != (bytes == 0))
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT,
                          "gp_context_set_workspace: workspace and bytes must both be set or both be 0");
@@ -164,7 +170,7 @@ gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t byte
 gp_status gp_context_set_cpu_threads(gp_context *ctx, int threads)
 {
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
-    gpi_clear_error(ctx);
+    gpi_begin(ctx, "gp_context_set_cpu_threads");
     if (threads < 0)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_context_set_cpu_threads: %d threads (want 0 or more)", threads);
     /* More threads than this never help (the parallel loops cap themselves
@@ -186,7 +192,7 @@ int gpi_cpu_threads(const gp_context *ctx)
 
 gp_status gp_context_synchronize(gp_context *ctx)
 {
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_context_synchronize");
     if (s) return s;
     if (ctx->backend == GP_BACKEND_CPU) return GP_SUCCESS;
     return gpi_cuda_status(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream), "cudaStreamSynchronize");
@@ -260,9 +266,10 @@ gp_status gp_malloc(gp_context *ctx, void **ptr, size_t bytes)
 {
     void *p = NULL;
     gp_status s;
-    if (gpi_check_context(ctx) || !ptr) return GP_ERROR_INVALID_ARGUMENT;
+    if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
     /* On the context's device, whatever device this thread last used. */
-    if ((s = gpi_enter(ctx))) return s;
+    if ((s = gpi_enter(ctx, "gp_malloc"))) return s;
+    if (!ptr) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_malloc: ptr is NULL");
     if (bytes == 0) {
         *ptr = NULL;
         return GP_SUCCESS;
@@ -271,7 +278,7 @@ gp_status gp_malloc(gp_context *ctx, void **ptr, size_t bytes)
         cudaError_t e = cudaMalloc(&p, bytes);
         if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "cudaMalloc");
     } else {
-        p = malloc(bytes);
+        p = gpi_host_alloc_large(bytes); /* large buffers on huge pages: fewer page faults */
         if (!p) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "malloc of %zu bytes", bytes);
     }
     *ptr = p;
@@ -283,24 +290,25 @@ gp_status gp_free(gp_context *ctx, void *ptr)
     gp_status s;
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
     if (!ptr) {
-        gpi_clear_error(ctx); /* a no-op, but a call on the context all the same */
+        gpi_begin(ctx, "gp_free"); /* a no-op, but a call on the context all the same */
         return GP_SUCCESS;
     }
-    if ((s = gpi_enter(ctx))) return s;
+    if ((s = gpi_enter(ctx, "gp_free"))) return s;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_status(ctx, cudaFree(ptr), "cudaFree");
     free(ptr);
     return GP_SUCCESS;
 }
 
 /* Shared by upload/download/copy: checks, then one memcpy on the stream. */
-static gp_status copy_bytes(gp_context *ctx, void *dst, const void *src, size_t bytes, int kind, int sync)
+static gp_status copy_bytes(gp_context *ctx, const char *fn, void *dst, const void *src, size_t bytes, int kind,
+                            int sync)
 {
     cudaError_t e;
     gp_status s0;
     if (gpi_check_context(ctx)) return GP_ERROR_INVALID_ARGUMENT;
     /* The context's device, so its stream (the legacy default stream is
      * per device) orders the copy after the context's kernels. */
-    if ((s0 = gpi_enter(ctx))) return s0;
+    if ((s0 = gpi_enter(ctx, fn))) return s0;
     if (bytes == 0) return GP_SUCCESS;
     if (!dst || !src) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "NULL source or destination");
     /* A range past the end of the address space (a huge byte count) would
@@ -330,15 +338,15 @@ static gp_status copy_bytes(gp_context *ctx, void *dst, const void *src, size_t 
 
 gp_status gp_upload(gp_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    return copy_bytes(ctx, dst, src, bytes, cudaMemcpyHostToDevice, 1);
+    return copy_bytes(ctx, "gp_upload", dst, src, bytes, cudaMemcpyHostToDevice, 1);
 }
 
 gp_status gp_download(gp_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    return copy_bytes(ctx, dst, src, bytes, cudaMemcpyDeviceToHost, 1);
+    return copy_bytes(ctx, "gp_download", dst, src, bytes, cudaMemcpyDeviceToHost, 1);
 }
 
 gp_status gp_copy(gp_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    return copy_bytes(ctx, dst, src, bytes, cudaMemcpyDeviceToDevice, 0);
+    return copy_bytes(ctx, "gp_copy", dst, src, bytes, cudaMemcpyDeviceToDevice, 0);
 }

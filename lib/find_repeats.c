@@ -31,7 +31,7 @@ gp_status gpi_find_repeats_run(gp_context *ctx, gp_dtype dtype, const void *in, 
 gp_status gp_find_repeats(gp_context *ctx, gp_dtype dtype, const void *in, size_t n,
                           uint64_t *indices_out, size_t *count_host)
 {
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_find_repeats");
     if (s) return s;
     /* indices_out needs room for the n - 1 possible pairs. */
     if ((s = gpi_find_repeats_check(ctx, "gp_find_repeats", dtype, in, n, indices_out, n ? n - 1 : 0, count_host)))

@@ -44,7 +44,7 @@ gp_status gp_gather(gp_context *ctx, size_t elem_size, const void *in, size_t in
                     void *out, size_t n, gp_index_check check_mode)
 {
     static const char fn[] = "gp_gather";
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = check(ctx, fn, elem_size, in, in_n, indices, out, n, n, check_mode))) return s;
     if (n == 0) return GP_SUCCESS;
@@ -57,7 +57,7 @@ gp_status gp_scatter(gp_context *ctx, size_t elem_size, const void *in, const ui
                      void *out, size_t out_n, gp_index_check check_mode)
 {
     static const char fn[] = "gp_scatter";
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = check(ctx, fn, elem_size, in, n, indices, out, out_n, n, check_mode))) return s;
     if (n == 0) return GP_SUCCESS;

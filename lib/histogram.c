@@ -9,48 +9,32 @@
 static int is_float(gp_dtype d) { return d == GP_FLOAT32 || d == GP_FLOAT64; }
 static int is_signed(gp_dtype d) { return d == GP_INT32 || d == GP_INT64; }
 
-/* One element of dtype (host memory) as a double / int64 / uint64. */
-static double as_double(gp_dtype d, const void *p)
+/* One element of dtype (host memory): as a double for the float dtypes, as
+ * its 64 bits for the integer ones (GP_INT32 sign-extended, two's
+ * complement). */
+typedef union host_value {
+    double d;
+    uint64_t u;
+} host_value;
+
+static host_value load_value(gp_dtype d, const void *p)
 {
-    if (d == GP_FLOAT32) {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
+    host_value v;
+    float f;
+    int32_t i;
+    uint32_t u;
+    switch (d) {
+    case GP_FLOAT32: memcpy(&f, p, 4), v.d = f; break;
+    case GP_FLOAT64: memcpy(&v.d, p, 8); break;
+    case GP_INT32: memcpy(&i, p, 4), v.u = (uint64_t)(int64_t)i; break;
+    case GP_UINT32: memcpy(&u, p, 4), v.u = u; break;
+    default: memcpy(&v.u, p, 8); break;
     }
-    {
-        double v;
-        memcpy(&v, p, 8);
-        return v;
-    }
+    return v;
 }
 
-static int64_t as_int64(gp_dtype d, const void *p)
-{
-    if (d == GP_INT32) {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    {
-        int64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-}
-
-static uint64_t as_uint64(gp_dtype d, const void *p)
-{
-    if (d == GP_UINT32) {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-}
+static double as_double(gp_dtype d, const void *p) { return load_value(d, p).d; }
+static uint64_t as_bits64(gp_dtype d, const void *p) { return load_value(d, p).u; }
 
 void gpi_hist_even_setup(gp_dtype dtype, size_t bins, const void *lower_host, const void *upper_host,
                          gpi_hist_even *p)
@@ -76,14 +60,11 @@ void gpi_hist_even_setup(gp_dtype dtype, size_t bins, const void *lower_host, co
                                              : GPI_HIST_FLOAT_SCALE;
         return;
     }
-    if (is_signed(dtype)) {
-        p->lo_s = as_int64(dtype, lower_host);
-        p->hi_s = as_int64(dtype, upper_host);
-        p->lo_u = (uint64_t)p->lo_s;
-        p->hi_u = (uint64_t)p->hi_s;
-    } else {
-        p->lo_u = as_uint64(dtype, lower_host);
-        p->hi_u = as_uint64(dtype, upper_host);
+    p->lo_u = as_bits64(dtype, lower_host);
+    p->hi_u = as_bits64(dtype, upper_host);
+    if (is_signed(dtype)) { /* the same bits as int64 */
+        memcpy(&p->lo_s, &p->lo_u, 8);
+        memcpy(&p->hi_s, &p->hi_u, 8);
     }
     p->range = p->hi_u - p->lo_u; /* modulo 2^64: the exact difference, as upper > lower */
     if (p->range % p->bins == 0) {
@@ -141,7 +122,7 @@ gp_status gp_histogram_even(gp_context *ctx, gp_dtype dtype, const void *samples
     static const char fn[] = "gp_histogram_even";
     size_t sample_bytes, count_bytes;
     gpi_hist_even p;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = check_common(ctx, fn, dtype, samples, n, bins, count_dtype, counts, &sample_bytes, &count_bytes)))
         return s;
@@ -152,9 +133,10 @@ gp_status gp_histogram_even(gp_context *ctx, gp_dtype dtype, const void *samples
         if (!isfinite(lo) || !isfinite(hi))
             return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: a bound is not finite", fn);
         if (!(lo < hi)) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: lower %g >= upper %g", fn, lo, hi);
-    } else if (is_signed(dtype) ? as_int64(dtype, lower_host) >= as_int64(dtype, upper_host)
-                                : as_uint64(dtype, lower_host) >= as_uint64(dtype, upper_host)) {
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: lower >= upper", fn);
+    } else {
+        const uint64_t flip = is_signed(dtype) ? (uint64_t)1 << 63 : 0; /* signed order as unsigned order */
+        if ((as_bits64(dtype, lower_host) ^ flip) >= (as_bits64(dtype, upper_host) ^ flip))
+            return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: lower >= upper", fn);
     }
     gpi_hist_even_setup(dtype, bins, lower_host, upper_host, &p);
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_histogram_even(ctx, &p, samples, n, count_dtype, counts);
@@ -166,7 +148,7 @@ gp_status gp_histogram_range(gp_context *ctx, gp_dtype dtype, const void *sample
 {
     static const char fn[] = "gp_histogram_range";
     size_t sample_bytes, count_bytes, bound_bytes;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = check_common(ctx, fn, dtype, samples, n, bins, count_dtype, counts, &sample_bytes, &count_bytes)))
         return s;

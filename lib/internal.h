@@ -37,10 +37,15 @@ struct gp_context {
                                a count) straight there, which saves a copy operation
                                (a copy into the caller's pageable memory is staged
                                and costs several microseconds) */
+    const char *call;       /* the public call running on the context, which names every detail;
+                               NULL for a layered library's call (gp_context_enter) */
+    int call_held;          /* a distributed call is running: the calls it makes keep its name */
     char last_error[256];
 };
 
-/* Record a detail message on the context (printf-style) and return status. */
+/* Record a detail message on the context (printf-style) and return status.
+ * The detail starts with the running public call's name: a message that
+ * does not already start with "<name>:" gets that prefix. */
 gp_status gpi_error(gp_context *ctx, gp_status status, const char *fmt, ...);
 void gpi_clear_error(gp_context *ctx);
 
@@ -81,10 +86,14 @@ int gpi_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
  * GP_ERROR_WRONG_MEMORY). `name` appears in the error detail. */
 gp_status gpi_check_buffer(gp_context *ctx, const void *ptr, size_t bytes, const char *name);
 
-/* Start of every public call on a context: clears the last error and, for
- * CUDA, makes the context's device current (one thread may drive contexts
- * on several devices). */
-gp_status gpi_enter(gp_context *ctx);
+/* Start of every public call on a context: records `fn`, the call's public
+ * name (its details start with it), clears the last error and, for CUDA,
+ * makes the context's device current (one thread may drive contexts on
+ * several devices). */
+gp_status gpi_enter(gp_context *ctx, const char *fn);
+/* The same without the device switch (a call that only sets a field of a
+ * valid context): records fn and clears the last error. */
+void gpi_begin(gp_context *ctx, const char *fn);
 
 /* Check a context pointer (not NULL, valid backend). */
 gp_status gpi_check_context(const gp_context *ctx);
@@ -104,6 +113,9 @@ gp_status gpi_scan_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op 
 gp_status gpi_reduce_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op op, const void *in, size_t n,
                            const void *result_host);
 gp_status gpi_reduce_run(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n, void *result_host);
+/* The input checks of a call that reads n elements of a known dtype (reduce,
+ * argmin/argmax): n fit a byte count, `in` usable and aligned to the element. */
+gp_status gpi_elements_check(gp_context *ctx, const char *fn, gp_dtype dtype, const void *in, size_t n);
 /* Bytes a flag of flag_type takes (1 or 4), 0 for an unknown type. */
 size_t gpi_flag_size(gp_flag_type t);
 /* The checks a flag-driven call (compact, partition) starts with, in this
@@ -123,6 +135,9 @@ gp_status gpi_flagged_sizes(gp_context *ctx, const char *fn, gp_dtype dtype, gp_
  * the keys, aligned to vs. */
 gp_status gpi_sort_key_check(gp_context *ctx, const char *fn, gp_dtype key_dtype, gp_sort_order order, int begin_bit,
                              int end_bit);
+/* What every ordered call (sorts, merge, search, top-k) checks first: a
+ * known key dtype and order. */
+gp_status gpi_key_order_check(gp_context *ctx, const char *fn, gp_dtype key_dtype, gp_sort_order order);
 gp_status gpi_sort_value_size_check(gp_context *ctx, const char *fn, size_t vs, const void *values_in, size_t n,
                                     size_t *vbytes);
 gp_status gpi_sort_keys_buffers_check(gp_context *ctx, const char *fn, const void *keys_in, const void *keys_out,

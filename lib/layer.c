@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-gp_status gp_context_enter(gp_context *ctx) { return gpi_enter(ctx); }
+gp_status gp_context_enter(gp_context *ctx) { return gpi_enter(ctx, NULL); }
 
 gp_status gp_context_set_error(gp_context *ctx, gp_status status, const char *fmt, ...)
 {

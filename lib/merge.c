@@ -5,12 +5,8 @@ static gp_status merge_run(gp_context *ctx, const char *fn, gpi_merge_args *a, g
 {
     const size_t vs = a->value_size;
     size_t ks, n, abytes, bbytes, obytes, avb = 0, bvb = 0, ovb = 0;
-    gp_status s = gpi_enter(ctx);
-    if (s) return s;
-    if (!gpi_valid_dtype(a->key_dtype))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", fn, (int)a->key_dtype);
-    if (order != GP_SORT_ASCENDING && order != GP_SORT_DESCENDING)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown sort order %d", fn, (int)order);
+    gp_status s = gpi_enter(ctx, fn);
+    if (s || (s = gpi_key_order_check(ctx, fn, a->key_dtype, order))) return s;
     if (pairs && vs != 4 && vs != 8)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: value_size %zu (4 or 8 bytes)", fn, vs);
     ks = gp_dtype_size(a->key_dtype);

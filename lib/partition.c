@@ -37,7 +37,7 @@ gp_status gp_partition(gp_context *ctx, gp_dtype dtype, const void *in, const vo
                        void *out, size_t n, size_t *selected_host)
 {
     size_t counts[3];
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_partition");
     if (s) return s;
     if ((s = check(ctx, "gp_partition", dtype, in, flags, NULL, 0, flag_type, out, n, selected_host))) return s;
     if ((s = run(ctx, dtype, in, flags, NULL, flag_type, out, n, counts))) return s;
@@ -49,7 +49,7 @@ gp_status gp_partition3(gp_context *ctx, gp_dtype dtype, const void *in, const v
                         const void *second_flags, gp_flag_type flag_type, void *out, size_t n, size_t counts_host[3])
 {
     size_t counts[3];
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_partition3");
     if (s) return s;
     if ((s = check(ctx, "gp_partition3", dtype, in, first_flags, second_flags, 1, flag_type, out, n, counts_host)))
         return s;

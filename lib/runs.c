@@ -74,7 +74,7 @@ gp_status gpi_runs_run(gp_context *ctx, const gpi_runs_args *a, size_t *count_ho
 static gp_status runs_call(gp_context *ctx, const char *fn, const gpi_runs_args *a, int lengths_required,
                            size_t *count_host)
 {
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = gpi_runs_check(ctx, fn, a, lengths_required, count_host))) return s;
     return gpi_runs_run(ctx, a, count_host);

@@ -27,7 +27,7 @@ gp_status gpi_scan_check(gp_context *ctx, const char *fn, gp_dtype dtype, gp_op 
 gp_status gp_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind,
                   const void *in, void *out, size_t n)
 {
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_scan");
     if (s) return s;
     if ((s = gpi_scan_check(ctx, "gp_scan", dtype, op, kind, in, out, n))) return s;
     if (n == 0) return GP_SUCCESS;

@@ -4,12 +4,8 @@
 static gp_status search_run(gp_context *ctx, const char *fn, gpi_search_args *a, gp_sort_order order)
 {
     size_t ks, kbytes, nbytes, pbytes;
-    gp_status s = gpi_enter(ctx);
-    if (s) return s;
-    if (!gpi_valid_dtype(a->key_dtype))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", fn, (int)a->key_dtype);
-    if (order != GP_SORT_ASCENDING && order != GP_SORT_DESCENDING)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown sort order %d", fn, (int)order);
+    gp_status s = gpi_enter(ctx, fn);
+    if (s || (s = gpi_key_order_check(ctx, fn, a->key_dtype, order))) return s;
     ks = gp_dtype_size(a->key_dtype);
     if (gpi_mul_size(a->n, ks, &kbytes))
         return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: %zu keys overflow a byte count", fn, a->n);

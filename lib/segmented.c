@@ -55,7 +55,7 @@ gp_status gp_segmented_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const v
 {
     const char *fn = "gp_segmented_reduce";
     size_t in_bytes, out_bytes, off_bytes;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if (!gpi_valid_dtype(dtype))
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", fn, (int)dtype);
@@ -108,7 +108,7 @@ gp_status gp_segmented_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_k
                             size_t n, const uint64_t *offsets, size_t n_segments)
 {
     gpi_segscan_args a = {dtype, op, 0, in, out, n, offsets, n_segments, (gp_dtype)0, NULL};
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_segmented_scan");
     if (s) return s;
     if (!offsets) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "gp_segmented_scan: offsets is NULL");
     return segscan_run(ctx, "gp_segmented_scan", &a, kind);
@@ -118,7 +118,7 @@ gp_status gp_scan_by_key(gp_context *ctx, gp_dtype key_dtype, const void *keys, 
                          gp_scan_kind kind, const void *in, void *out, size_t n)
 {
     gpi_segscan_args a = {dtype, op, 0, in, out, n, NULL, 0, key_dtype, keys};
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_scan_by_key");
     if (s) return s;
     return segscan_run(ctx, "gp_scan_by_key", &a, kind);
 }
@@ -129,7 +129,7 @@ static gp_status segsort_run(gp_context *ctx, const char *fn, gpi_segsort_args *
 {
     gpi_sort_args *a = &sa->sort;
     size_t kbytes, vbytes = 0, off_bytes;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = gpi_sort_key_check(ctx, fn, a->key_dtype, order, a->begin_bit, a->end_bit))) return s;
     if (pairs && (s = gpi_sort_value_size_check(ctx, fn, a->value_size, a->values_in, a->n, &vbytes))) return s;

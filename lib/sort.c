@@ -1,14 +1,21 @@
 /* sort.c - gp_sort_keys / gp_sort_pairs: argument checks, then the backend. */
 #include "internal.h"
 
-gp_status gpi_sort_key_check(gp_context *ctx, const char *fn, gp_dtype key_dtype, gp_sort_order order, int begin_bit,
-                             int end_bit)
+gp_status gpi_key_order_check(gp_context *ctx, const char *fn, gp_dtype key_dtype, gp_sort_order order)
 {
-    size_t ks;
     if (!gpi_valid_dtype(key_dtype))
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", fn, (int)key_dtype);
     if (order != GP_SORT_ASCENDING && order != GP_SORT_DESCENDING)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown sort order %d", fn, (int)order);
+    return GP_SUCCESS;
+}
+
+gp_status gpi_sort_key_check(gp_context *ctx, const char *fn, gp_dtype key_dtype, gp_sort_order order, int begin_bit,
+                             int end_bit)
+{
+    size_t ks;
+    gp_status s = gpi_key_order_check(ctx, fn, key_dtype, order);
+    if (s) return s;
     ks = gp_dtype_size(key_dtype);
     if (begin_bit < 0 || end_bit < begin_bit || (size_t)end_bit > 8 * ks)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: bit range [%d, %d) is not within [0, %zu)", fn,
@@ -78,7 +85,7 @@ static gp_status sort_check(gp_context *ctx, const char *fn, const gpi_sort_args
 
 static gp_status sort_run(gp_context *ctx, const char *fn, gpi_sort_args *a, gp_sort_order order, int pairs)
 {
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = sort_check(ctx, fn, a, order, pairs))) return s;
     a->descending = order == GP_SORT_DESCENDING;
@@ -143,7 +150,7 @@ gp_status gp_sort_scratch_bytes(gp_context *ctx, gp_dtype key_dtype, size_t n, i
 {
     static const char fn[] = "gp_sort_scratch_bytes";
     size_t bytes;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if (!scratch_bytes) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: scratch_bytes is NULL", fn);
     if ((s = double_buffer_key_check(ctx, fn, key_dtype, begin_bit, end_bit))) return s;
@@ -158,7 +165,7 @@ gp_status gp_sort_keys_double_buffer(gp_context *ctx, gp_dtype key_dtype, gp_sor
 {
     static const char fn[] = "gp_sort_keys_double_buffer";
     size_t ks, kbytes, need;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, fn);
     if (s) return s;
     if ((s = double_buffer_key_check(ctx, fn, key_dtype, begin_bit, end_bit))) return s;
     if (order != GP_SORT_ASCENDING && order != GP_SORT_DESCENDING)

@@ -58,10 +58,16 @@ int gpi_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 gp_status gpi_error(gp_context *ctx, gp_status status, const char *fmt, ...)
 {
     if (ctx) {
+        char msg[sizeof ctx->last_error]; /* formatted apart: an argument may be the last detail */
+        const size_t len = ctx->call ? strlen(ctx->call) : 0;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+        vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
+        if (!ctx->call || (strncmp(msg, ctx->call, len) == 0 && msg[len] == ':'))
+            memcpy(ctx->last_error, msg, sizeof msg);
+        else if (snprintf(ctx->last_error, sizeof ctx->last_error, "%s: %s", ctx->call, msg) < 0)
+            ctx->last_error[0] = '\0'; /* (a long detail is cut short, which is fine) */
     }
     return status;
 }

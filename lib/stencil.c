@@ -43,7 +43,7 @@ gp_status gp_stencil_1d(gp_context *ctx, gp_dtype dtype, const gp_stencil3 *weig
                         const void *in, void *out, size_t n)
 {
     size_t bytes;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_stencil_1d");
     if (s) return s;
     if ((s = check_common(ctx, "gp_stencil_1d", dtype, weights, boundary, 1, n, &bytes))) return s;
     if (bytes == 0) return GP_SUCCESS;
@@ -71,18 +71,24 @@ gp_status gpi_stencil_2d_run(gp_context *ctx, gp_dtype dtype, const gp_stencil5 
     return gpi_cpu_stencil_2d(dtype, weights, boundary, in, out, rows, cols, gpi_cpu_threads(ctx));
 }
 
+static gp_status stencil_2d(gp_context *ctx, const char *fn, gp_dtype dtype, const gp_stencil5 *weights,
+                            gp_boundary boundary, const void *in, void *out, size_t rows, size_t cols)
+{
+    gp_status s = gpi_enter(ctx, fn);
+    if (s) return s;
+    if ((s = gpi_stencil_2d_check(ctx, fn, dtype, weights, boundary, in, out, rows, cols))) return s;
+    return gpi_stencil_2d_run(ctx, dtype, weights, boundary, in, out, rows, cols);
+}
+
 gp_status gp_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
                         const void *in, void *out, size_t rows, size_t cols)
 {
-    gp_status s = gpi_enter(ctx);
-    if (s) return s;
-    if ((s = gpi_stencil_2d_check(ctx, "gp_stencil_2d", dtype, weights, boundary, in, out, rows, cols))) return s;
-    return gpi_stencil_2d_run(ctx, dtype, weights, boundary, in, out, rows, cols);
+    return stencil_2d(ctx, "gp_stencil_2d", dtype, weights, boundary, in, out, rows, cols);
 }
 
 gp_status gp_laplacian_2d(gp_context *ctx, gp_dtype dtype, gp_boundary boundary, const void *in, void *out,
                           size_t rows, size_t cols)
 {
     static const gp_stencil5 laplacian = {-4.0, 1.0, 1.0, 1.0, 1.0};
-    return gp_stencil_2d(ctx, dtype, &laplacian, boundary, in, out, rows, cols);
+    return stencil_2d(ctx, "gp_laplacian_2d", dtype, &laplacian, boundary, in, out, rows, cols);
 }

@@ -8,12 +8,8 @@ gp_status gp_top_k(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, con
     gpi_topk_args a = {key_dtype, 0, keys_in, n, k, keys_out, value_size, values_in, values_out};
     const size_t vs = value_size;
     size_t ks, kbytes, okbytes, vbytes = 0, ovbytes = 0;
-    gp_status s = gpi_enter(ctx);
-    if (s) return s;
-    if (!gpi_valid_dtype(key_dtype))
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", fn, (int)key_dtype);
-    if (order != GP_SORT_ASCENDING && order != GP_SORT_DESCENDING)
-        return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: unknown sort order %d", fn, (int)order);
+    gp_status s = gpi_enter(ctx, fn);
+    if (s || (s = gpi_key_order_check(ctx, fn, key_dtype, order))) return s;
     if (vs != 0 && vs != 4 && vs != 8)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: value_size %zu (0, 4 or 8 bytes)", fn, vs);
     if (k < 1 || k > n)

@@ -4,7 +4,7 @@
 gp_status gp_transpose(gp_context *ctx, size_t elem_size, const void *in, void *out, size_t rows, size_t cols)
 {
     size_t count, bytes;
-    gp_status s = gpi_enter(ctx);
+    gp_status s = gpi_enter(ctx, "gp_transpose");
     if (s) return s;
 
     if (elem_size != 4 && elem_size != 8 && elem_size != 16)

@@ -14,8 +14,10 @@ typedef struct gpr_cpu_renderer gpr_cpu_renderer;
 gp_status gpr_render_check_size(int width, int height);
 
 /* Draws tile rows [band_ty0, band_ty1) of a width x height image (all of
- * them, or a distributed rank's band); the image held is those rows. */
-gp_status gpr_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpr_cpu_renderer **out);
+ * them, or a distributed rank's band); the image held is those rows, in
+ * buffers of ctx (a CPU context). */
+gp_status gpr_cpu_renderer_create(gp_context *ctx, int width, int height, int band_ty0, int band_ty1,
+                                  gpr_cpu_renderer **out);
 void gpr_cpu_renderer_destroy(gpr_cpu_renderer *r);
 /* Copy the circles (grows the copy only when the scene grows). */
 gp_status gpr_cpu_renderer_set_scene(gpr_cpu_renderer *r, const gp_scene *scene);

@@ -47,7 +47,7 @@ gp_status gpr_renderer_create_band(gp_renderer **out, gp_context *ctx, int width
     gpr_render_band(height, part, parts, &r->band_ty0, &r->band_ty1, &r->band_y0, &r->band_y1);
     if (backend == GP_BACKEND_CUDA)
         st = gpr_cuda_renderer_create(ctx, width, height, r->band_ty0, r->band_ty1, &r->cuda);
-    else st = gpr_cpu_renderer_create(width, height, r->band_ty0, r->band_ty1, &r->cpu);
+    else st = gpr_cpu_renderer_create(ctx, width, height, r->band_ty0, r->band_ty1, &r->cpu);
     if (st) {
         free(r);
         if (!gp_context_last_error(ctx)[0])

@@ -104,6 +104,19 @@ typedef struct job {
     int skip_rank; /* a rank that does not call (timeout test), or -1 */
 } job;
 
+/* After a run in which the last of n ranks never called: the first rank to
+ * give up says GP_ERROR_TIMEOUT, the others GP_ERROR_TIMEOUT or (seeing
+ * the communicator broken) GP_ERROR_COMM. */
+static inline void expect_timed_out(const gp_status *st, int n)
+{
+    int r, timeouts = 0;
+    for (r = 0; r < n - 1; r++) {
+        assert_true(st[r] == GP_ERROR_TIMEOUT || st[r] == GP_ERROR_COMM);
+        timeouts += st[r] == GP_ERROR_TIMEOUT;
+    }
+    assert_true(timeouts >= 1);
+}
+
 static inline int rank_of(gp_comm *c)
 {
     int r = -1;

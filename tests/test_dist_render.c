@@ -21,14 +21,21 @@ typedef struct render_job {
     gp_status st[MAX_RANKS];
 } render_job;
 
+/* Make this rank's renderer and render its band of the job's scene. */
+static gp_status render_band(gp_comm *c, const render_job *j, gp_dist_renderer **dr)
+{
+    gp_status s = gp_dist_renderer_create(dr, c, j->width, j->height);
+    if (!s) s = gp_dist_renderer_set_scene(*dr, j->scene);
+    if (!s) s = gp_dist_renderer_render(*dr);
+    return s;
+}
+
 static gp_status render_rank(gp_comm *c, void *p)
 {
     render_job *j = (render_job *)p;
     int r = rank_of(c);
     gp_dist_renderer *dr = NULL;
-    gp_status s = gp_dist_renderer_create(&dr, c, j->width, j->height);
-    if (!s) s = gp_dist_renderer_set_scene(dr, j->scene);
-    if (!s) s = gp_dist_renderer_render(dr);
+    gp_status s = render_band(c, j, &dr);
     if (r == 0 && !s) {
         void *buf = NULL;
         const size_t bytes = (size_t)j->width * (size_t)j->height * 3;
@@ -92,9 +99,7 @@ static gp_status bad_root_rank(gp_comm *c, void *p)
     render_job *j = (render_job *)p;
     int r = rank_of(c);
     gp_dist_renderer *dr = NULL;
-    gp_status s = gp_dist_renderer_create(&dr, c, j->width, j->height);
-    if (!s) s = gp_dist_renderer_set_scene(dr, j->scene);
-    if (!s) s = gp_dist_renderer_render(dr);
+    gp_status s = render_band(c, j, &dr);
     if (!s) s = gp_dist_renderer_gather(dr, 5, NULL); /* no rank 5 */
     gp_dist_renderer_destroy(dr);
     return j->st[r] = s;

@@ -107,64 +107,76 @@ static void expect_outcome(gp_context *ctx, gp_status s, int refused, const unsi
     }
 }
 
+/* One case's host arrays (input, indices, reference, result) and its
+ * buffers. */
+typedef struct permute_case {
+    uint64_t *idx;
+    unsigned char *in, *ref, *got;
+    void *d_in, *d_idx, *d_out;
+} permute_case;
+
+/* Upload the input and idx_n indices, poison the output (each with a guard
+ * past its end). */
+static void case_upload(gp_context *ctx, permute_case *c, size_t in_bytes, size_t idx_n, size_t out_bytes)
+{
+    c->d_in = gpt_buffer_from(ctx, c->in, in_bytes + 1);
+    c->d_idx = gpt_buffer_from(ctx, c->idx, idx_n * 8 + 8);
+    c->d_out = gpt_poisoned_buffer(ctx, out_bytes + 1);
+}
+
+/* Download the output, judge the call's outcome (expect_outcome), free the case. */
+static void case_finish(gp_context *ctx, permute_case *c, gp_status s, int refused, size_t out_bytes,
+                        const char *what)
+{
+    gpt_buffer_to(ctx, c->got, c->d_out, out_bytes + 1);
+    expect_outcome(ctx, s, refused, c->ref, c->got, out_bytes, what);
+    gpt_buffer_free(ctx, c->d_in);
+    gpt_buffer_free(ctx, c->d_idx);
+    gpt_buffer_free(ctx, c->d_out);
+    free(c->idx);
+    free(c->in);
+    free(c->ref);
+    free(c->got);
+}
+
 static void run_gather(gp_context *ctx, size_t es, size_t n, size_t m, int order, size_t bad, gp_index_check mode)
 {
-    uint64_t *idx = gpt_malloc(n * 8 + 8);
-    unsigned char *in = gpt_malloc(m * es + 1), *ref = gpt_malloc(n * es + 1), *got = gpt_malloc(n * es + 1);
-    void *d_in, *d_idx, *d_out;
+    permute_case c;
     char what[128];
     gp_status s;
-    fill_bytes(in, m * es);
-    fill_indices(idx, n, m, order, bad);
-    gpt_poison(ref, n * es);
-    gpi_cpu_gather(es, in, m, idx, ref, n);
-    d_in = gpt_buffer_from(ctx, in, m * es + 1);
-    d_idx = gpt_buffer_from(ctx, idx, n * 8 + 8);
-    d_out = gpt_poisoned_buffer(ctx, n * es + 1);
+    c.idx = gpt_malloc(n * 8 + 8);
+    c.in = gpt_malloc(m * es + 1), c.ref = gpt_malloc(n * es + 1), c.got = gpt_malloc(n * es + 1);
+    fill_bytes(c.in, m * es);
+    fill_indices(c.idx, n, m, order, bad);
+    gpt_poison(c.ref, n * es);
+    gpi_cpu_gather(es, c.in, m, c.idx, c.ref, n);
+    case_upload(ctx, &c, m * es, n, n * es);
     snprintf(what, sizeof what, "gather %zu-byte, n=%zu from %zu, order %d, %zu bad, %s [%s]", es, n, m, order, bad,
              mode == GP_INDEX_CHECK ? "check" : "skip", gpt_backend_name(ctx));
-    s = gp_gather(ctx, es, d_in, m, d_idx, d_out, n, mode);
-    gpt_buffer_to(ctx, got, d_out, n * es + 1);
-    expect_outcome(ctx, s, bad && n && mode == GP_INDEX_CHECK, ref, got, n * es, what);
-    gpt_buffer_free(ctx, d_in);
-    gpt_buffer_free(ctx, d_idx);
-    gpt_buffer_free(ctx, d_out);
-    free(idx);
-    free(in);
-    free(ref);
-    free(got);
+    s = gp_gather(ctx, es, c.d_in, m, c.d_idx, c.d_out, n, mode);
+    case_finish(ctx, &c, s, bad && n && mode == GP_INDEX_CHECK, n * es, what);
 }
 
 /* Scatter into m >= n slots through unique indices (a permutation of
  * [0, m) cut to n), `bad` of them out of range. */
 static void run_scatter(gp_context *ctx, size_t es, size_t n, size_t m, size_t bad, gp_index_check mode)
 {
-    uint64_t *perm = gpt_malloc(m * 8 + 8);
-    unsigned char *in = gpt_malloc(n * es + 1), *ref = gpt_malloc(m * es + 1), *got = gpt_malloc(m * es + 1);
-    void *d_in, *d_idx, *d_out;
+    permute_case c;
     char what[128];
     size_t i;
     gp_status s;
-    fill_bytes(in, n * es);
-    fill_permutation(perm, m);
-    for (i = 0; i < bad && n; i++) perm[gpt_rand64() % n] = m + i;
-    gpt_poison(ref, m * es);
-    gpi_cpu_scatter(es, in, perm, n, ref, m);
-    d_in = gpt_buffer_from(ctx, in, n * es + 1);
-    d_idx = gpt_buffer_from(ctx, perm, n * 8 + 8);
-    d_out = gpt_poisoned_buffer(ctx, m * es + 1);
+    c.idx = gpt_malloc(m * 8 + 8);
+    c.in = gpt_malloc(n * es + 1), c.ref = gpt_malloc(m * es + 1), c.got = gpt_malloc(m * es + 1);
+    fill_bytes(c.in, n * es);
+    fill_permutation(c.idx, m);
+    for (i = 0; i < bad && n; i++) c.idx[gpt_rand64() % n] = m + i;
+    gpt_poison(c.ref, m * es);
+    gpi_cpu_scatter(es, c.in, c.idx, n, c.ref, m);
+    case_upload(ctx, &c, n * es, n, m * es);
     snprintf(what, sizeof what, "scatter %zu-byte, n=%zu into %zu, %zu bad, %s [%s]", es, n, m, bad,
              mode == GP_INDEX_CHECK ? "check" : "skip", gpt_backend_name(ctx));
-    s = gp_scatter(ctx, es, d_in, d_idx, n, d_out, m, mode);
-    gpt_buffer_to(ctx, got, d_out, m * es + 1);
-    expect_outcome(ctx, s, bad && n && mode == GP_INDEX_CHECK, ref, got, m * es, what);
-    gpt_buffer_free(ctx, d_in);
-    gpt_buffer_free(ctx, d_idx);
-    gpt_buffer_free(ctx, d_out);
-    free(perm);
-    free(in);
-    free(ref);
-    free(got);
+    s = gp_scatter(ctx, es, c.d_in, c.d_idx, n, c.d_out, m, mode);
+    case_finish(ctx, &c, s, bad && n && mode == GP_INDEX_CHECK, m * es, what);
 }
 
 static void gather_matches_reference(void **state)

@@ -39,14 +39,6 @@ static unsigned char *slurp(const char *path, size_t *len)
 
 static void path_of(char *out, size_t len, const char *name) { snprintf(out, len, "%s/%s", g_dir, name); }
 
-static void write_bytes(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* A rendered image as 8-bit RGB (row 0 at the bottom): flat colours, as
  * the renderer's are, so a palette can hold them. */
 static unsigned char *rendered(const char *scene_name, int w, int h)
@@ -291,17 +283,17 @@ static void damaged_files_write_nothing(void **state)
         free(write_png_as(path, rgb, W, H, RGB8, interlace));
         all = slurp(path, &n);
         /* cut to 2/3 of its length: inside IDAT, after many rows */
-        write_bytes(cut, all, n * 2 / 3);
+        gpt_write_file(cut, all, n * 2 / 3);
         expect_failed_read(cut, W, H, GP_ERROR_PARSE, interlace ? "interlaced PNG cut to 2/3" : "PNG cut to 2/3");
         /* one flipped byte inside IDAT (its CRC no longer matches) */
         at = idat_data(all, n, &len);
         all[at + len / 2] ^= 0x5a;
-        write_bytes(cut, all, n);
+        gpt_write_file(cut, all, n);
         expect_failed_read(cut, W, H, GP_ERROR_PARSE, "PNG with a flipped IDAT byte");
         /* the same near the end of IDAT: every row but the last decoded first */
         all[at + len / 2] ^= 0x5a;
         all[at + len - 2] ^= 0x01;
-        write_bytes(cut, all, n);
+        gpt_write_file(cut, all, n);
         expect_failed_read(cut, W, H, GP_ERROR_PARSE, "PNG with a flipped byte at the end of IDAT");
         free(all);
     }
@@ -309,7 +301,7 @@ static void damaged_files_write_nothing(void **state)
     path_of(path, sizeof path, "good.ppm");
     assert_int_equal(gp_image_write_rgb8(path, rgb, W, H), GP_SUCCESS);
     all = slurp(path, &n);
-    write_bytes(cut, all, n - (size_t)W * 3 / 2);
+    gpt_write_file(cut, all, n - (size_t)W * 3 / 2);
     expect_failed_read(cut, W, H, GP_ERROR_PARSE, "P6 cut short");
     assert_non_null(strstr(gp_last_io_error(), "ends inside the pixels"));
     free(all);
@@ -347,7 +339,7 @@ static void a_directory_is_an_io_error(void **state)
     assert_int_equal(rmdir(path), 0);
     /* a success clears the message */
     path_of(path, sizeof path, "tiny.ppm");
-    write_bytes(path, "P6 1 1 255\nabc", 14);
+    gpt_write_file(path, "P6 1 1 255\nabc", 14);
     assert_int_equal(gp_image_read_rgb8(path, &w, &h, NULL, 0), GP_SUCCESS);
     assert_string_equal(gp_last_io_error(), "");
     remove(path);
@@ -365,7 +357,7 @@ static gp_status read_ppm_text(const char *header, unsigned char *got, int *w, i
     memcpy(file, header, n);
     for (k = 0; k < 18; k++) file[n + k] = (unsigned char)(10 * k + 1);
     path_of(path, sizeof path, "h.ppm");
-    write_bytes(path, file, n + 18);
+    gpt_write_file(path, file, n + 18);
     gpt_poison(got, 18);
     s = gp_image_read_rgb8(path, w, h, got, 18);
     remove(path);

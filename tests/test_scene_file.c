@@ -27,15 +27,7 @@ static int remove_dir(void **state)
 
 static void path_of(char *out, size_t len, const char *name) { snprintf(out, len, "%s/%s", dir, name); }
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
-static void write_text(const char *path, const char *text) { write_file(path, text, strlen(text)); }
+static void write_text(const char *path, const char *text) { gpt_write_file(path, text, strlen(text)); }
 
 static void same_scenes(const gp_scene *a, const gp_scene *b)
 {
@@ -176,7 +168,7 @@ static void bad_files(void **state)
         gp_status st;
         path_of(p, sizeof p, "bad.txt");
         if (cases[k].text) write_text(p, cases[k].text);
-        else write_file(p, cases[k].data, cases[k].len);
+        else gpt_write_file(p, cases[k].data, cases[k].len);
         memset(err, 'z', sizeof err);
         st = gp_scene_load(&s, p, err, sizeof err);
         if (st != cases[k].status)

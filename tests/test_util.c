@@ -255,3 +255,11 @@ unsigned char *gpt_read_file(const char *path, size_t *len)
     fclose(f);
     return buf;
 }
+
+void gpt_write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}

@@ -115,6 +115,8 @@ int gpt_temp_dir_remove(const char *dir);
 /* A whole file, gpt_malloc'd with a spare byte past its *len bytes; NULL
  * when it cannot be opened. */
 unsigned char *gpt_read_file(const char *path, size_t *len);
+/* Write n bytes to a new file at path (the test fails when it cannot). */
+void gpt_write_file(const char *path, const void *data, size_t n);
 
 const char *gpt_dtype_name(gp_dtype dtype);
 const char *gpt_backend_name(const gp_context *ctx);

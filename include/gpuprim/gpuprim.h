@@ -21,9 +21,9 @@
  *   - Every function returns a gp_status. No function aborts, prints or
  *     exits. On any error status the outputs are left untouched: argument
  *     checks happen before any work. A function that takes a non-const
- *     context also records a detail message (gp_context_last_error); the
- *     getters that take a const context (gp_context_get_backend,
- *     gp_context_get_stream) cannot, and return the status alone.
+ *     context also records a detail message, starting "<function name>: "
+ *     (gp_context_last_error); the getters that take a const context
+ *     (gp_context_get_backend, gp_context_get_stream) return the status alone.
  *   - Sizes are size_t: arrays past 2^31 elements are supported.
  *   - CUDA backend: primitives whose results stay in buffers are
  *     asynchronous on the context's stream. Functions that return a value to

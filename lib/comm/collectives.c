@@ -18,7 +18,7 @@ gp_status gp_dist_agree(gp_comm *comm, gp_status mine)
     /* Entering clears the context's last error; a rank that failed keeps
      * the detail it recorded for its failure. */
     memcpy(kept, comm->ctx->last_error, sizeof kept);
-    if ((s = gpi_comm_enter(comm))) return s;
+    if ((s = gpi_comm_enter(comm, "gp_dist_agree"))) return s;
     if (mine != GP_SUCCESS) memcpy(comm->ctx->last_error, kept, sizeof kept);
     memset(&rec, 0, sizeof rec);
     rec.status = (int32_t)mine;
@@ -55,7 +55,7 @@ gp_status gp_dist_gatherv(gp_comm *comm, int root, const void *send, size_t send
     int q, nops = 0, overflow = 0;
     gp_status s;
     if (!comm) return GP_ERROR_INVALID_ARGUMENT;
-    if ((s = gpi_comm_enter(comm))) return s;
+    if ((s = gpi_comm_enter(comm, fn))) return s;
     all = (gpi_dist_rec *)calloc((size_t)comm->size, sizeof *all);
     ops = (gpi_p2p *)calloc((size_t)comm->size + 1, sizeof *ops);
     if (!all || !ops) {

@@ -68,6 +68,7 @@ gp_status gp_comm_init_all(gp_comm **comms, gp_context *const *ctxs, int nranks,
     if (!comms || !ctxs || nranks < 1 || timeout_ms < 0) return GP_ERROR_INVALID_ARGUMENT;
     for (r = 0; r < nranks; r++) {
         if (gpi_check_context(ctxs[r])) return GP_ERROR_INVALID_ARGUMENT;
+        gpi_begin(ctxs[r], "gp_comm_init_all");
         if (ctxs[r]->backend != ctxs[0]->backend)
             return gpi_error(ctxs[r], GP_ERROR_INVALID_ARGUMENT, "gp_comm_init_all: CPU and CUDA contexts mixed");
         for (q = 0; q < r; q++) {
@@ -113,10 +114,12 @@ gp_status gp_comm_init_rank(gp_comm **comm, gp_context *ctx, int nranks, int ran
     gp_status s;
     if (!comm || gpi_check_context(ctx) || !id || nranks < 1 || rank < 0 || rank >= nranks || timeout_ms < 0)
         return GP_ERROR_INVALID_ARGUMENT;
-    if (ctx->backend != GP_BACKEND_CUDA)
+    if (ctx->backend != GP_BACKEND_CUDA) {
+        gpi_begin(ctx, "gp_comm_init_rank");
         return gpi_error(ctx, GP_ERROR_UNSUPPORTED,
                          "gp_comm_init_rank: CPU ranks live in one process (use gp_comm_init_all)");
-    if ((s = gpi_enter(ctx))) return s;
+    }
+    if ((s = gpi_enter(ctx, "gp_comm_init_rank"))) return s;
     if (!(c = new_comm(ctx, rank, nranks, timeout_ms))) return GP_ERROR_OUT_OF_MEMORY;
     if ((s = gpi_nccl_init_rank(c, id))) {
         free_comm(c);
@@ -234,11 +237,11 @@ gp_status gpi_comm_fail(gp_comm *comm, gp_status status, const char *fmt, ...)
     return gpi_error(comm->ctx, status, "rank %d: %s", comm->rank, msg);
 }
 
-gp_status gpi_comm_enter(gp_comm *comm)
+gp_status gpi_comm_enter(gp_comm *comm, const char *fn)
 {
     gp_status s;
     if (!comm) return GP_ERROR_INVALID_ARGUMENT;
-    if ((s = gpi_enter(comm->ctx))) return s;
+    if ((s = gpi_enter(comm->ctx, fn))) return s;
     if (comm->failed)
         return gpi_error(comm->ctx, GP_ERROR_COMM,
                          "rank %d: the communicator was aborted after an earlier failure; destroy it", comm->rank);
@@ -314,7 +317,7 @@ const gpi_p2p *gpi_p2p_match(const gpi_p2p *ops, int i, int me, const gpi_p2p *p
     return NULL;
 }
 
-gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
+static gp_status comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
 {
     gp_status s;
     void *p = NULL;
@@ -333,6 +336,17 @@ gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
     comm->scratch_bytes = bytes;
     *ptr = p;
     return GP_SUCCESS;
+}
+
+gp_status gpi_comm_scratch(gp_comm *comm, size_t bytes, void **ptr)
+{
+    /* The calls it makes report under the distributed call's name. */
+    const int held = comm->ctx->call_held;
+    gp_status s;
+    comm->ctx->call_held = 1;
+    s = comm_scratch(comm, bytes, ptr);
+    comm->ctx->call_held = held;
+    return s;
 }
 
 /* ---- local helpers -------------------------------------------------------------- */

@@ -51,8 +51,9 @@ typedef struct gpi_p2p {
  * that peer before ops[i]. NULL when there is none or its size differs. */
 const gpi_p2p *gpi_p2p_match(const gpi_p2p *ops, int i, int me, const gpi_p2p *peer_ops, int peer_nops);
 
-/* Check the communicator (not NULL, not failed) and enter its context. */
-gp_status gpi_comm_enter(gp_comm *comm);
+/* Check the communicator (not NULL, not failed) and enter its context for
+ * the public call fn. */
+gp_status gpi_comm_enter(gp_comm *comm, const char *fn);
 
 /* Part of a rank's contribution that is still in backend memory (a
  * partial result a kernel just wrote): `bytes` from `src` replace bytes

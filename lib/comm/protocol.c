@@ -102,7 +102,7 @@ gp_status gpi_dist_exchange_part(gp_comm *comm, const char *fn, const gpi_dist_r
     return GP_SUCCESS;
 }
 
-gp_status gpi_dist_call_run(gp_comm *comm, const gpi_dist_call *call, void *arg)
+static gp_status dist_call_run(gp_comm *comm, const gpi_dist_call *call, void *arg)
 {
     gpi_dist_rec mine;
     gpi_backend_part part = {NULL, 0, 0};
@@ -110,10 +110,10 @@ gp_status gpi_dist_call_run(gp_comm *comm, const gpi_dist_call *call, void *arg)
     size_t found = 0;
     uint64_t offset = 0, total = 0;
     int q;
-    if (!comm) return GP_ERROR_INVALID_ARGUMENT;
     /* A failed communicator's peers have failed too (or will time out, as
      * documented): there is nobody to exchange with. */
-    s = gpi_enter(comm->ctx);
+    s = gpi_enter(comm->ctx, call->fn);
+    comm->ctx->call_held = 1; /* what the call runs (a sort, a gather) reports under its name */
     if (comm->failed)
         return gpi_error(comm->ctx, GP_ERROR_COMM,
                          "rank %d: the communicator was aborted after an earlier failure; destroy it", comm->rank);
@@ -147,4 +147,13 @@ gp_status gpi_dist_call_run(gp_comm *comm, const gpi_dist_call *call, void *arg)
     call->count->offset = offset;
     call->count->total = total;
     return GP_SUCCESS;
+}
+
+gp_status gpi_dist_call_run(gp_comm *comm, const gpi_dist_call *call, void *arg)
+{
+    gp_status s;
+    if (!comm) return GP_ERROR_INVALID_ARGUMENT;
+    s = dist_call_run(comm, call, arg);
+    comm->ctx->call_held = 0;
+    return s;
 }

@@ -56,7 +56,7 @@ typedef struct stencil_args {
 
 static gp_status stencil_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_backend_part *part)
 {
-    static const char fn[] = "gp_dist_stencil_2d";
+    const char *fn = comm->ctx->call; /* gp_dist_stencil_2d or gp_dist_laplacian_2d */
     stencil_args *a = (stencil_args *)arg;
     gp_status s = gpi_stencil_2d_check(comm->ctx, fn, a->dtype, a->weights, a->boundary, a->in, a->out, a->rows,
                                        a->cols);
@@ -127,19 +127,25 @@ static gp_status stencil_run(gp_comm *comm, void *arg, const gpi_dist_rec *recs,
     }
 }
 
-gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
-                             const void *in, void *out, size_t rows, size_t cols)
+static gp_status dist_stencil_2d(gp_comm *comm, const char *fn, gp_dtype dtype, const gp_stencil5 *weights,
+                                 gp_boundary boundary, const void *in, void *out, size_t rows, size_t cols)
 {
     stencil_args a = {dtype, weights, boundary, in, out, rows, cols, 0, NULL};
     /* The weights must agree too: they travel as a digest. */
-    gpi_dist_call call = {"gp_dist_stencil_2d", GPI_DIST_STENCIL_2D, {dtype, boundary, 0}, cols,
+    gpi_dist_call call = {fn, GPI_DIST_STENCIL_2D, {dtype, boundary, 0}, cols,
                           weights ? gpi_dist_digest(weights, sizeof *weights) : 0, stencil_check, stencil_run, NULL};
     return gpi_dist_call_run(comm, &call, &a);
+}
+
+gp_status gp_dist_stencil_2d(gp_comm *comm, gp_dtype dtype, const gp_stencil5 *weights, gp_boundary boundary,
+                             const void *in, void *out, size_t rows, size_t cols)
+{
+    return dist_stencil_2d(comm, "gp_dist_stencil_2d", dtype, weights, boundary, in, out, rows, cols);
 }
 
 gp_status gp_dist_laplacian_2d(gp_comm *comm, gp_dtype dtype, gp_boundary boundary, const void *in, void *out,
                                size_t rows, size_t cols)
 {
     static const gp_stencil5 laplacian = {-4.0, 1.0, 1.0, 1.0, 1.0};
-    return gp_dist_stencil_2d(comm, dtype, &laplacian, boundary, in, out, rows, cols);
+    return dist_stencil_2d(comm, "gp_dist_laplacian_2d", dtype, &laplacian, boundary, in, out, rows, cols);
 }

@@ -18,6 +18,7 @@
  * else 64-bit. The tuning: policy/compact.cuh. */
 #include "internal.h"
 #include "block_scan.cuh"
+#include "tile_io.cuh"
 #include "flags.cuh"
 #include "lookback.cuh"
 #include "policy/compact.cuh"
@@ -71,15 +72,7 @@ compact_kernel(const W *in, const F *flags, long long n, bool vec, bool fvec, gp
         mask[k] = flag_mask<F, VI>(flags, e, n, full, fvec);
         count[k] = (C)__popc(mask[k]);
         if constexpr (!INDICES) {
-            if (full && vec) {
-                const uint4 raw = *reinterpret_cast<const uint4 *>(in + e);
-                const W *p = reinterpret_cast<const W *>(&raw);
-#pragma unroll
-                for (int j = 0; j < VI; j++) x[k][j] = p[j];
-            } else {
-#pragma unroll
-                for (int j = 0; j < VI; j++) x[k][j] = e + j < n ? in[e + j] : W(0);
-            }
+            gpi::load_vector<W, VI>(in, e, n, full && vec, x[k], W(0));
         }
     }
     const C end = gpi::block_vector_prefixes<C, CountSum<C>, THREADS, VEC, true>(count, before, tile, C(0), st,

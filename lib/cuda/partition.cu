@@ -20,6 +20,7 @@
  * the context's page-locked buffer after a synchronization. */
 #include "permute_internal.h"
 #include "block_scan.cuh"
+#include "tile_io.cuh"
 #include "flags.cuh"
 #include "lookback.cuh"
 
@@ -141,15 +142,7 @@ partition_kernel(const W *in, const F *f1, const F *f2, long long n, bool vec, b
         c0[k] = (C)__popc(m0[k]);
         c1[k] = (C)__popc(m1[k]);
         before1[k] = 0;
-        if (full && vec) {
-            const uint4 raw = *reinterpret_cast<const uint4 *>(in + e);
-            const W *p = reinterpret_cast<const W *>(&raw);
-#pragma unroll
-            for (int j = 0; j < VI; j++) x[k][j] = p[j];
-        } else {
-#pragma unroll
-            for (int j = 0; j < VI; j++) x[k][j] = e + j < n ? in[e + j] : W(0);
-        }
+        gpi::load_vector<W, VI>(in, e, n, full && vec, x[k], W(0));
     }
     const C end0 = gpi::block_vector_prefixes<C, CountSum<C>, THREADS, VEC, true>(c0, before0, tile, C(0), st0,
                                                                                    partition_policy::delay, C(0));

@@ -415,8 +415,8 @@ extern "C" gp_status gpi_cuda_stencil_1d(gp_context *ctx, gp_dtype dtype, const 
     cudaError_t e;
     if (dtype == GP_FLOAT32) e = dispatch_1d<float>(b, w, in, out, n, stream);
     else if (dtype == GP_FLOAT64) e = dispatch_1d<double>(b, w, in, out, n, stream);
-    else return gpi_error(ctx, GP_ERROR_INTERNAL, "gp_stencil_1d: dtype %d reached the CUDA backend", (int)dtype);
-    return gpi_cuda_status(ctx, e, "gp_stencil_1d kernel launch");
+    else return gpi_error(ctx, GP_ERROR_INTERNAL, "dtype %d reached the CUDA backend", (int)dtype);
+    return gpi_cuda_status(ctx, e, "stencil_1d kernel launch");
 }
 
 extern "C" gp_status gpi_cuda_stencil_2d(gp_context *ctx, gp_dtype dtype, const gp_stencil5 *w, gp_boundary b,
@@ -426,6 +426,6 @@ extern "C" gp_status gpi_cuda_stencil_2d(gp_context *ctx, gp_dtype dtype, const 
     cudaError_t e;
     if (dtype == GP_FLOAT32) e = dispatch_2d<float>(b, w, in, out, rows, cols, stream);
     else if (dtype == GP_FLOAT64) e = dispatch_2d<double>(b, w, in, out, rows, cols, stream);
-    else return gpi_error(ctx, GP_ERROR_INTERNAL, "gp_stencil_2d: dtype %d reached the CUDA backend", (int)dtype);
-    return gpi_cuda_status(ctx, e, "gp_stencil_2d kernel launch");
+    else return gpi_error(ctx, GP_ERROR_INTERNAL, "dtype %d reached the CUDA backend", (int)dtype);
+    return gpi_cuda_status(ctx, e, "stencil_2d kernel launch");
 }

@@ -20,6 +20,40 @@ struct block_scan_tile {
     static constexpr long long ITEMS = (long long)THREADS * VEC * VI;
 };
 
+/* Load one vector of VI elements starting at element e: one 16-byte load
+ * when `wide` (a full tile, in 16-byte aligned), else element by element,
+ * with `fill` past n. */
+template <typename T, int VI>
+__device__ __forceinline__ void load_vector(const T *in, long long e, long long n, bool wide, T (&x)[VI], T fill)
+{
+    if (wide) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(in + e);
+        const T *p = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < VI; j++) x[j] = p[j];
+    } else {
+#pragma unroll
+        for (int j = 0; j < VI; j++) x[j] = (e + j < n) ? in[e + j] : fill;
+    }
+}
+
+/* Store one vector (as load_vector; nothing past n is written). */
+template <typename T, int VI>
+__device__ __forceinline__ void store_vector(T *out, long long e, long long n, bool wide, const T (&x)[VI])
+{
+    if (wide) {
+        uint4 raw;
+        T *p = reinterpret_cast<T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < VI; j++) p[j] = x[j];
+        *reinterpret_cast<uint4 *>(out + e) = raw;
+    } else {
+#pragma unroll
+        for (int j = 0; j < VI; j++)
+            if (e + j < n) out[e + j] = x[j];
+    }
+}
+
 /* Load one tile of n elements from base: 16-byte loads when the tile is
  * full and `vec` (in is 16-byte aligned), else element by element, with
  * the identity past n. */
@@ -28,20 +62,10 @@ __device__ __forceinline__ void load_tile(const T *in, long long base, long long
                                           T (&x)[VECTORS][16 / sizeof(T)], T identity)
 {
     using BT = block_scan_tile<T, THREADS, VECTORS>;
-    const int t = threadIdx.x;
 #pragma unroll
-    for (int k = 0; k < BT::VEC; k++) {
-        long long e = base + ((long long)k * THREADS + t) * BT::VI;
-        if (full && vec) {
-            uint4 raw = *reinterpret_cast<const uint4 *>(in + e);
-            const T *p = reinterpret_cast<const T *>(&raw);
-#pragma unroll
-            for (int j = 0; j < BT::VI; j++) x[k][j] = p[j];
-        } else {
-#pragma unroll
-            for (int j = 0; j < BT::VI; j++) x[k][j] = (e + j < n) ? in[e + j] : identity;
-        }
-    }
+    for (int k = 0; k < BT::VEC; k++)
+        load_vector<T, BT::VI>(in, base + ((long long)k * THREADS + threadIdx.x) * BT::VI, n, full && vec, x[k],
+                               identity);
 }
 
 /* Store one tile (as load_tile; nothing past n is written). */
@@ -50,22 +74,9 @@ __device__ __forceinline__ void store_tile(T *out, long long base, long long n, 
                                            const T (&x)[VECTORS][16 / sizeof(T)])
 {
     using BT = block_scan_tile<T, THREADS, VECTORS>;
-    const int t = threadIdx.x;
 #pragma unroll
-    for (int k = 0; k < BT::VEC; k++) {
-        long long e = base + ((long long)k * THREADS + t) * BT::VI;
-        if (full && vec) {
-            uint4 raw;
-            T *p = reinterpret_cast<T *>(&raw);
-#pragma unroll
-            for (int j = 0; j < BT::VI; j++) p[j] = x[k][j];
-            *reinterpret_cast<uint4 *>(out + e) = raw;
-        } else {
-#pragma unroll
-            for (int j = 0; j < BT::VI; j++)
-                if (e + j < n) out[e + j] = x[k][j];
-        }
-    }
+    for (int k = 0; k < BT::VEC; k++)
+        store_vector<T, BT::VI>(out, base + ((long long)k * THREADS + threadIdx.x) * BT::VI, n, full && vec, x[k]);
 }
 
 } // namespace gpi

@@ -2,7 +2,6 @@
  * cpu/tile.h) and its frame: bin the circles per tile (count, then fill,
  * per chunk of circles in parallel), then shade the tiles in parallel, a
  * band of tile rows at a time when the lists would not fit at once. */
-#include "host_alloc.h"
 #include "shade.h"
 #include "tile.h"
 
@@ -18,13 +17,17 @@ static const struct {
     size_t chunk_min;    /* fewest circles worth a chunk of their own */
 } policy = {(size_t)1 << 26, 8, 4096};
 
-gp_status gpr_cpu_renderer_create(int width, int height, int band_ty0, int band_ty1, gpr_cpu_renderer **out)
+gp_status gpr_cpu_renderer_create(gp_context *ctx, int width, int height, int band_ty0, int band_ty1,
+                                  gpr_cpu_renderer **out)
 {
     gpr_cpu_renderer *r = (gpr_cpu_renderer *)calloc(1, sizeof *r);
+    void *image = NULL;
+    gp_status st;
     size_t px;
     float invW = 1.f / (float)width, invH = 1.f / (float)height;
     int i;
     if (!r) return GP_ERROR_OUT_OF_MEMORY;
+    r->ctx = ctx;
     r->width = width;
     r->height = height;
     r->tiles_x = (width + TILE_W - 1) / TILE_W;
@@ -35,12 +38,13 @@ gp_status gpr_cpu_renderer_create(int width, int height, int band_ty0, int band_
     r->band_py1 = band_ty1 * TILE_H < height ? band_ty1 * TILE_H : height;
     px = (size_t)width * (size_t)(r->band_py1 - r->band_py0);
     r->ntiles = (size_t)r->tiles_x * (size_t)r->tiles_y;
-    r->image = (float *)gpr_host_alloc_large(px * 4 * sizeof(float)); /* 0 bytes: still a pointer to free */
+    st = gp_malloc(ctx, &image, px * 4 * sizeof(float)); /* 0 bytes: NULL */
+    r->image = (float *)image;
     r->colx = (float *)malloc(((size_t)width + TILE_W) * sizeof(float)); /* vectors may read past the edge */
     r->rowy = (float *)malloc((size_t)height * sizeof(float));
     r->tile_total = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
     r->tile_begin = (uint32_t *)malloc(r->ntiles * sizeof(uint32_t));
-    if (!r->image || !r->colx || !r->rowy || !r->tile_total || !r->tile_begin) {
+    if (st || !r->colx || !r->rowy || !r->tile_total || !r->tile_begin) {
         gpr_cpu_renderer_destroy(r);
         return GP_ERROR_OUT_OF_MEMORY;
     }
@@ -69,13 +73,13 @@ void gpr_cpu_renderer_destroy(gpr_cpu_renderer *r)
 {
     if (!r) return;
     free_scene_copy(r);
-    free(r->image);
+    if (r->image) gp_free(r->ctx, r->image);
     free(r->colx);
     free(r->rowy);
     free(r->counts);
     free(r->tile_total);
     free(r->tile_begin);
-    free(r->bins);
+    if (r->bins) gp_free(r->ctx, r->bins);
     free(r);
 }
 
@@ -115,7 +119,8 @@ gp_status gpr_cpu_renderer_set_scene(gpr_cpu_renderer *r, const gp_scene *s)
 
 gp_status gpr_cpu_renderer_read(const gpr_cpu_renderer *r, float *rgba)
 {
-    memcpy(rgba, r->image, (size_t)r->width * (size_t)(r->band_py1 - r->band_py0) * 4 * sizeof(float));
+    if (r->image) /* NULL for an empty band */
+        memcpy(rgba, r->image, (size_t)r->width * (size_t)(r->band_py1 - r->band_py0) * 4 * sizeof(float));
     return GP_SUCCESS;
 }
 
@@ -276,10 +281,10 @@ gp_status gpr_cpu_renderer_render(gpr_cpu_renderer *r, int threads)
         }
         if (entries > UINT32_MAX) return GP_ERROR_OUT_OF_MEMORY;
         if (entries > r->bins_cap) {
-            uint32_t *b = (uint32_t *)gpr_host_alloc_large(entries * sizeof(uint32_t));
-            if (!b) return GP_ERROR_OUT_OF_MEMORY;
-            free(r->bins);
-            r->bins = b;
+            void *b = NULL;
+            if (gp_malloc(r->ctx, &b, entries * sizeof(uint32_t))) return GP_ERROR_OUT_OF_MEMORY;
+            if (r->bins) gp_free(r->ctx, r->bins);
+            r->bins = (uint32_t *)b;
             r->bins_cap = entries;
         }
         /* Band-relative offsets: per tile, then per chunk within the tile. */

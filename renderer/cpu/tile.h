@@ -13,9 +13,10 @@
  * (tile512.c); elsewhere each circle row is cut down to a conservative
  * chord (the exact d2 <= r*r test still decides every pixel) and blended by
  * a branch-free SIMD loop over that row of the SoA tile buffer (blend.c).
- * Snow circles take the scalar gpr_shade. The image and bin buffers sit on
- * huge pages where the system offers them (gpr_host_alloc_large): their
- * page faults cost as much as the shading. */
+ * Snow circles take the scalar gpr_shade. The image and bin buffers come
+ * from gp_malloc on the CPU context, which puts large buffers on huge pages
+ * where the system offers them: their page faults cost as much as the
+ * shading. */
 #ifndef GPUPRIM_RENDER_CPU_TILE_H
 #define GPUPRIM_RENDER_CPU_TILE_H
 
@@ -36,6 +37,7 @@ typedef struct box16 {
 } box16;
 
 struct gpr_cpu_renderer {
+    gp_context *ctx; /* the CPU context: image and bins are its gp_malloc buffers */
     int width, height, tiles_x, tiles_y;
     int band_ty0, band_ty1; /* the tile rows drawn (all, or a distributed rank's band) */
     int band_py0, band_py1; /* ... as pixel rows */
