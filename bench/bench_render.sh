@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Renderer benchmark: every scene at 1024, 4096 and 8192 through the CUDA backend.
 #   bench/bench_render.sh [BUILD_DIR [SNOW_PAR]]
 #     BUILD_DIR  holds the `renderer` program (default: build)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Renderer before/after in one run: builds the `renderer` of another tree
 # (a tarball of it, e.g. `git archive BASE > .deps/base.tar`) beside this
 # one and runs bench/bench_render.sh on both, alternating A B A B, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What both benchmark programs share (see common.h). */
 #include "common.h"
 

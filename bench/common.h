@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What both benchmark programs (bench_prims, bench_dist) share: fatal
  * errors, the check macros, the median, the warm-up rule, the "is there a

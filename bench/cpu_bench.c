@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu_bench.c - the CPU backend against the machine's own ceilings.
  *
  *   cpu_bench [log2_n] [threads] [reps]      defaults: 26, 0 (one per processor), 7

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // cpu_bench_sort.cpp - the std::sort anchors of cpu_bench.c, on one thread.
 #include <algorithm>
 #include <cstddef>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Random inputs, poisoning and device-side comparisons for bench_prims. */
 #include "harness.cuh"
 

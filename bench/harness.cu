@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The bench_prims harness: timing, rows, the copy reference and the group
  * registry (see harness.cuh). */
 #include "harness.cuh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The bench_prims harness: what every primitive's benchmark file uses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_prims - gpuprim's primitives timed side by side with their anchors
  * (cudaMemcpy, CUB, cuBLAS, a naive stencil kernel) in one run.

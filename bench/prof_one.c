@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* prof_one: run one primitive at one size a few times, for profilers
  * (ncu -k regex:NAME -s 2 -c 1 prof_one scan 268435456). Public API only.
  *   prof_one scan|find_repeats|stencil|transpose|sort N [reps]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Nsight Compute profiles of the kernels that matter most, on the GPU
 # machine: speed of light, occupancy and warp stall reasons for the scan,
 # find-repeats, stencil and transpose kernels (the scan at 2^28: the pipelined

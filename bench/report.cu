@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_prims' output: the table, the CSV file and the targets' verdicts. */
 #include "report.h"
 #include "targets.h"

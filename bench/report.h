@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_prims' output: the table on stdout, the CSV file, the targets. */
 #pragma once
 

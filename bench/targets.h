@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The performance targets, one entry per target,
  * keyed by the row they judge. Each measured row prints the verdict of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* demo_util.h - what the demos share: the renderer's option spellings
  * (--backend auto|cuda|cpu, --size, --output, -n N), a wall clock, CPU
  * threads, CUDA error checks. Header-only; each demo is one .cu file built

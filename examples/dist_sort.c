@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dist_sort.c - a distributed sort with gpuprim/dist.h: every GPU of the
  * machine (GP_BACKEND=cuda, through NCCL), or 4 CPU ranks in this process
  * (GP_BACKEND=cpu, or no GPU). Each rank holds an uneven shard of keys

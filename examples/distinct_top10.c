@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* distinct_top10: how many distinct values 10 million random int32 hold, and
  * the 10 most frequent, with library calls only: sort the values, run-length
  * encode them (each distinct value once, with its count), then sort the

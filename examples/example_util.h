@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* example_util.h - what the examples share: the backend they run on and
  * error reporting. Public API only, as an outside program would use it. */
 #ifndef GPUPRIM_EXAMPLE_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* find_repeats: indices i where a[i] == a[i+1] in a sorted list, i.e. where
  * duplicates start. Runs on the GPU when present, else on the CPU. */
 #include <gpuprim/gpuprim.h>

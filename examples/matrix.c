@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* matrix: transpose a 3x4 matrix, then apply the discrete Laplacian to a
  * 5x5 grid with a single hot cell (zero boundary). Runs on the GPU when
  * present, else on the CPU. */

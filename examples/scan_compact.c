@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_compact: prefix sums and stream compaction of user data.
  * Runs on the GPU when present, else on the CPU (GP_BACKEND=cpu|cuda|auto). */
 #include <gpuprim/gpuprim.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* argminmax.c - gp_argmin / gp_argmax: argument checks, then the backend. */
 #include "segmented_internal.h"
 

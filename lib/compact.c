@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compact.c - gp_compact and gp_compact_indices: argument checks, then the
  * backend. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* context.c - contexts, workspace cache, buffers and CUDA error mapping.
  * Uses only the CUDA runtime API (never libcuda directly): with the static
  * runtime the library loads on machines without a driver, and "no driver"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* find_repeats.c - gp_find_repeats: argument checks, then the backend. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gather.c - gp_gather and gp_scatter: argument checks, the index check
  * (GP_INDEX_CHECK), then the backend's move, which skips out-of-range
  * indices. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* histogram.c - gp_histogram_even and gp_histogram_range: argument checks,
  * the even-bin parameters, then the backend. */
 #include "histogram_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* histogram_internal.h - what lib/histogram.c, lib/cpu/histogram.c and
  * lib/cuda/histogram.cu share: the even-bin parameters worked out once on
  * the host from the checked arguments, the bin formula as host/device code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* host_memory.c - large host buffers that a CPU pass fills once per call.
  *
  * Touching a fresh buffer costs one page fault per 4 KiB page, and on

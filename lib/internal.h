@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* internal.h - what the library's own files share: the context's layout,
  * argument-check helpers and the backend entry points. Never installed.
  * Internal symbols use the gpi_ prefix; only gp_ symbols are exported. */

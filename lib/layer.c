@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer.c - the context calls a library layered on gpuprim makes to report
  * through its caller's context as gpuprim's own calls do (gpuprim.h, "for
  * libraries built on gpuprim"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* merge.c - gp_merge_keys / gp_merge_pairs: argument checks, then the backend. */
 #include "search_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* partition.c - gp_partition and gp_partition3: argument checks, then the
  * backend. */
 #include "permute_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* permute_internal.h - what lib/partition.c, lib/gather.c and their CPU and
  * CUDA backends share. Never installed. Arguments reach the backends
  * checked. */

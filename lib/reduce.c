@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reduce.c - gp_reduce: argument checks, then the backend. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs.c - gp_reduce_by_key, gp_unique, gp_unique_by_key and
  * gp_run_length_encode: argument checks, then the backend. All four are one
  * operation over runs of equal consecutive keys (gpi_runs_args). */

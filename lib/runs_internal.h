@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs_internal.h - what the runs calls (reduce-by-key, unique,
  * unique-by-key, run-length encoding) share inside the library: one checked
  * argument record and the backend entry points. Never installed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan.c - gp_scan: argument checks, then the backend. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* search.c - gp_lower_bound / gp_upper_bound: argument checks, then the backend. */
 #include "search_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* search_internal.h - what sorted search, merge and top-k share between
  * their checks (lib/search.c, merge.c, topk.c) and their backends
  * (lib/cpu/, lib/cuda/). Never installed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* segmented.c - gp_segmented_reduce / _scan / _sort_keys / _sort_pairs and
  * gp_scan_by_key: argument checks, then the backend. */
 #include "segmented_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* segmented_internal.h - the backends of the segmented calls and of
  * arg-min/max (include/gpuprim/segmented.h, argminmax.h). Arguments are
  * checked by lib/segmented.c and lib/argminmax.c before these run; offsets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sort.c - gp_sort_keys / gp_sort_pairs: argument checks, then the backend. */
 #include "internal.h"
 

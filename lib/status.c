@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* status.c - version queries, status messages and small shared checks. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stencil.c - gp_stencil_1d, gp_stencil_2d, gp_laplacian_2d: argument
  * checks, then the backend. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topk.c - gp_top_k: argument checks, then the backend. */
 #include "search_internal.h"
 

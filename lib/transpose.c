@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* transpose.c - gp_transpose: argument checks, then the backend. */
 #include "internal.h"
 

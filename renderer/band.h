@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* band.h - a renderer that draws one band of tile rows of an image: what
  * the distributed renderer (render_dist.c) gives each rank. Never installed. */
 #ifndef GPUPRIM_BAND_H

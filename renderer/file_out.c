@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* file_out.c - atomic file replacement (see file_out.h), the thread's
  * last I/O failure (gp_last_io_error) and escaping for messages. */
 #include "file_out.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* file_out.h - files written whole or not at all (never installed).
  *
  * A writer opens a temporary file beside the destination (same directory,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* image.c - writing and reading images (binary PPM, and PNG through
  * libpng), and comparing them as the 8-bit values they are written as. */
 #include <gpuprim/render.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* progress.c - throttled progress reports (progress.h). */
 #include "progress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* progress.h - progress reports of long CPU renders (gp_progress_fn), shared
  * by the reference and the CPU tile renderer (never installed). */
 #ifndef GPUPRIM_RENDER_PROGRESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rand.c - glibc's TYPE_3 rand(), from its documented definition:
  *   r[0] = seed (0 -> 1); r[i] = 16807 * r[i-1] mod (2^31 - 1), i = 1..30;
  *   r[i] = r[i-31], i = 31..33; r[i] = r[i-31] + r[i-3] (mod 2^32), i >= 34;

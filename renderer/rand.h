@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rand.h - glibc's rand() (the TYPE_3 additive feedback generator that
  * srand/rand use by default), reimplemented so that scenes are the same
  * circles on every platform as on glibc. Never installed. */

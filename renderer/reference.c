@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reference.c - gp_render_reference, the ground truth: one thread, circle
  * after circle over its clamped pixel box, gpr_shade per pixel, the
  * reference's float operations in their order (built, like every C file of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* render_cpu.h - the multi-threaded CPU tile renderer behind gp_renderer on
  * the CPU backend (the files of cpu/; never installed). It gives gp_render_reference's
  * image (reference.c) bit for bit. Arguments are checked by renderer.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* render_cuda.h - the CUDA tile renderer behind gp_renderer (never installed).
  * renderer.c owns gp_renderer and calls these for contexts whose backend is
  * CUDA; renderer/cuda/frame.cu implements them, with the kernels in pack.cu,

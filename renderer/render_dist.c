@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* render_dist.c - one frame on several ranks: rank r draws band r of the
  * image's tile rows with an ordinary tile renderer limited to that band,
  * then the 8-bit bands travel to the root (the only data that crosses a

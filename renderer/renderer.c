@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* renderer.c - gp_renderer: argument checks, then the context's backend
  * (the CUDA tile renderer of cuda/, or the CPU tile renderer of cpu/). The
  * renderer reaches gpuprim through its public API only; its errors are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scene.c - the named scenes (docs/renderer.md, "Scenes"), generated as the
  * CMU 15-418 / Stanford CS149 circle renderer generates them (same rand()
  * draws in the same order, same float arithmetic), and their animations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scene.h - the scene's layout inside the library (never installed).
  * Arrays of n*3 / n floats, as the course's renderer keeps them, so the
  * CUDA renderer can upload each with one copy. */

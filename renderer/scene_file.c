@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scene_file.c - reading and writing scene files (.par and gpuprim-circles).
  * Files are untrusted: every line is bounded, every number checked, and
  * memory grows with the lines actually read, never with a claimed count. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shade.h - the per-pixel shading rule (docs/renderer.md, "Shading and
  * blending"), shared by the CPU reference, the CPU tile renderer and the
  * CUDA renderer so that all three do the same float operations in the

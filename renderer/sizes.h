@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sizes.h - size arithmetic the renderer's files share (never installed). */
 #ifndef GPUPRIM_RENDER_SIZES_H
 #define GPUPRIM_RENDER_SIZES_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # api-reference.sh - the API reference of gpuprim's public headers, and the
 # checks that keep them documented. POSIX sh and awk only (no Python, no
 # Doxygen needed).
@@ -113,6 +114,7 @@ function end_doc_comment(   n, lines, i, t, title, text) {
         text = text (text == "" ? "" : "\n") t
     }
     sub(/\n+$/, "", text)
+    if (text ~ /^SPDX-License-Identifier: [^\n]*$/) return # the licence line, not documentation
     if (!seen_code && !have_intro[hdr]) { have_intro[hdr] = 1; add_item("intro", text, "", ""); prev = "blank"; return }
     if (title != "") add_item("section", title, "", "")
     if (prev == "doc" && pending != "") add_item("note", pending, "", "")
@@ -234,6 +236,7 @@ function esc(s,   out, p) {
     return out s
 }
 BEGIN { first = 1 }
+/^\/\* SPDX-License-Identifier: [^*]*\*\/$/ { print; next }
 {
     line = $0
     if (in_comment) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install a built tree into a scratch prefix and use it as an outsider
 # would: SONAMEs, exported symbols and dependencies of libgpuprim and
 # libgpuprim-render; programs built against each pkg-config module

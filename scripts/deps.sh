@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install what the build needs and a fresh Debian/Ubuntu machine may lack:
 # libpng (PNG images) always, cmocka (the tests) with --tests. Sourced by
 # run.sh and test.sh; does nothing when the headers are already there, or

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Build the libFuzzer targets (tests/fuzz/CMakeLists.txt) with clang, ASan
 # and UBSan, in build-fuzz/, and run each for SECONDS (default 60), all at
 # once, one core each:

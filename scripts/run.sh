@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Build the library and the renderer, then draw the main job:
 #   renderer --scene rand100k   (on the GPU when one is present, else on the CPU)
 # Extra arguments go to the renderer, e.g. scripts/run.sh --check.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Build everything and run the whole test suite: the README's test command,
 # and what .ci/run runs. CPU tests always run; GPU cases run when a CUDA
 # device is present and are reported as SKIPPED otherwise (set

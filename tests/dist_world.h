@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dist_world.h - what the distributed tests share: a world of ranks in this
  * process (contexts + communicators), a job (every rank's buffers,
  * arguments and statuses), shard splits, upload/download by rank, and one

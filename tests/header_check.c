@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compiled as strict C99 with -Wpedantic -Werror: the public headers must pass, each on its own. */
 #include <gpuprim/argminmax.h>
 #include <gpuprim/dist.h>

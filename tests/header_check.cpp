@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // The public headers must be usable from C++ (extern "C", no C-only constructs), each on its own.
 #include <gpuprim/argminmax.h>
 #include <gpuprim/dist.h>

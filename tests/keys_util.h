@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* keys_util.h - keys for the sorted-data suites (sort, search, merge, top-k):
  * fills with duplicates, extremes and special floats, and an independent
  * comparator for gp_sort's key order, written out case by case on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_argminmax.c - gp_argmin / gp_argmax: the CPU reference against a
  * brute force, each backend against the reference for every dtype at every
  * test size, ties (lowest index), NaN skipped, -0.0 == +0.0, no candidate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_bad_input.c - every public function of gpuprim.h (and the renderer's
  * calls that the other suites do not reach) against NULL, zero, huge,
  * unknown-enum, misaligned, overlapping and wrong-memory arguments, on both

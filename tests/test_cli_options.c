@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_cli_options.c - the renderer command's argument parser
  * (renderer/cli/options.c, what main() calls and tests/fuzz/fuzz_cli.c
  * fuzzes): accepted lines and their options, every kind of wrong argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_compact.c - gp_compact and gp_compact_indices: the CPU reference
  * against a brute force, every dtype x flag type on each backend against
  * the reference at every test size and flag pattern (with a check that

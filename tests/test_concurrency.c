@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_concurrency.c - several contexts on several host threads at once
  * (gpuprim.h: separate contexts may be used from separate threads): 8
  * threads, each with its own gp_context (and, on CUDA, its own non-blocking

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Contexts, buffers, status strings and version: the parts every other
  * suite stands on. */
 #include "test_util.h"

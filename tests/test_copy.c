@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_copy.c - gp_copy between buffers: every byte of the range copied and
  * none outside it, at awkward sizes (around the 16-byte words and the 16 MB
  * switch from gpuprim's kernel to cudaMemcpyAsync) and offsets, shared and

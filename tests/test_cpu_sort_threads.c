@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_cpu_sort_threads.c - the CPU sort on 1, 2, 3 and 8 threads against a
  * plain stable merge sort written here, for every key dtype, both orders,
  * bit ranges, keys only and pairs (given values and indices), in place and

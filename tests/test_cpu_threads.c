@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_cpu_threads.c - the CPU backend's primitives give identical bits
  * with 1, 2, 3, 7 threads and one per processor (0), on sizes around the
  * point where a call starts using threads (64K elements) and odd large

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist.c - the distributed primitives (gpuprim/dist.h) against the CPU
  * reference run on the whole array, with all ranks in this process: CPU
  * ranks (the host-memory transport) at 1, 2, 3, 4 and 8 ranks on every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_faults.c - the distributed protocol under faults: a rank whose
  * arguments or check fail, ranks that make different calls or pass
  * arguments that must agree and do not, a rank that leaves (destroys its

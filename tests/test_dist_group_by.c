@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_group_by.c - gp_dist_reduce_by_key and gp_dist_unique against
  * the one-context result (gp_sort_pairs then gp_reduce_by_key, gp_sort_keys
  * then gp_unique on the concatenated shards), bit for bit: CPU ranks at 1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_histogram.c - gp_dist_histogram_even / gp_dist_histogram_range
  * against the one-context call on the concatenated shards, on every rank:
  * CPU ranks at 1, 2, 3, 4 and 8 ranks (CUDA ranks at 1 and every GPU),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collective building blocks for layered libraries (gp_dist_agree,
  * gp_dist_gatherv) on CPU ranks, and the distributed renderer's gather on
  * top of them: when any rank fails, every rank returns an error and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_mp.c - one process per GPU, joined by a unique id: the way
  * gpuprim spans machines. The test (the parent) makes the id and starts
  * this same program once per rank (`test_dist_mp --rank R --ranks N --id HEX

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_render.c - the renderer on several ranks (gp_dist_renderer_*):
  * bands rendered on every rank and gathered on one equal the reference
  * image byte for byte; bad arguments fail every rank; the 8-bit image

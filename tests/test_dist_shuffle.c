@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_shuffle.c - gp_dist_shuffle_counts and gp_dist_shuffle against
  * a host reference (each rank's received elements: every source's elements
  * for it, in source order, stable): CPU ranks at 1, 2, 3, 4 and 8 ranks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_sort.c - gp_dist_sort_keys / gp_dist_sort_pairs against
  * gp_sort_keys / gp_sort_pairs on one CPU context over the concatenated
  * shards, bit for bit: CPU ranks at 1, 2, 3, 4 and 8 ranks (CUDA ranks at 1

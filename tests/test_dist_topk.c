@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dist_topk.c - gp_dist_top_k against gp_top_k on one CPU context over
  * the concatenated shards, bit for bit, on every rank: CPU ranks at 1, 2,
  * 3, 4 and 8 ranks (CUDA ranks at 1 and every GPU), every key dtype, both

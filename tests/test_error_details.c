@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_error_details.c - every public call that fails names itself: its
  * detail (gp_context_last_error) starts with "<function>: ", also when the
  * detail is set deep in an argument check shared by several calls, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_file_out.c - image and scene files. Written whole or not at all
  * (gp_image_write, gp_image_write_rgb8, gp_scene_save): a write that fails
  * part-way leaves the old file byte for byte and no temporary behind, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_find_repeats.c - gp_find_repeats: the CPU reference against a brute
  * force, every dtype on each backend against the reference at every test
  * size (random data with frequent and with rare repeats, tiles at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_gather.c - gp_gather and gp_scatter: the CPU reference against a
  * tiny reference, each backend against the reference for 4-, 8- and
  * 16-byte elements at awkward sizes with sorted, random and reversed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_histogram.c - gp_histogram_even and gp_histogram_range: the CPU
  * reference against tiny references written differently (and against the
  * bin functions the CUDA kernels evaluate, compiled here on the host), exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_image_read.c - gp_image_read_rgb8 on files other tools write:
  * interlaced (Adam7) PNGs of every colour type, written here with libpng
  * itself, read back exactly; damaged files fail without writing a byte of

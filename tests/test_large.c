@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_large.c - sizes past 2^31 elements (size_t indexing end to end) and
  * out-of-memory (a clean status, outputs untouched).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_merge.c - gp_merge_keys / gp_merge_pairs: (1) the CPU reference
  * against a stable sort of a then b (which is the stable merge, a's keys
  * first on ties), every dtype, both orders, awkward sizes on each side,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_partition.c - gp_partition and gp_partition3: the CPU reference
  * against a brute force, each backend against the reference for every
  * dtype x flag type at awkward sizes and flag patterns (none selected, all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_progress.c - progress of long CPU work. The callbacks
  * (gp_render_reference_progress, gp_renderer_set_progress) report rising
  * fractions that end at 1; the renderer command shows its progress line only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_promises.c - the header's answers to its open questions, held on
  * each backend: min/max skip NaN; stencil weights are rounded to the element
  * type first; output sizes of find-repeats (n-1) and compact-indices (n)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The portable glibc rand() against the system's srand/rand (this suite
  * only means something on glibc, which is what CI and the GPU hosts run). */
 #include "test_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_reduce.c - gp_reduce: the CPU reference against a brute force,
  * every dtype x op on each backend against the reference at every test size,
  * identities for n == 0, bad arguments, run-to-run determinism, and float

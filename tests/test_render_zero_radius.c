@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_render_zero_radius.c - a circle of radius 0 covers no area: a scene
  * holding such circles (placed where the old rule painted them: exactly on
  * a pixel centre) renders exactly as the scene without them, for ordinary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The renderers: the CPU reference against hand-computed pixels, the CPU
  * tile renderer against the reference bit for bit, the CUDA renderer
  * against the reference within one 8-bit level, image output, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_scan.c - gp_scan: the CPU reference against a brute force, every
  * dtype x op x kind on each backend against the reference at every test
  * size, in place, bad arguments, run-to-run determinism, and the CPU

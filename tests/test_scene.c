@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scenes: counts, the exact circles docs/renderer.md defines for seed 0
  * (recomputed here from the system's srand/rand, in the documented order
  * of draws), depth order, and the animations' steps. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scene files: round trips through gp_scene_save / gp_scene_load, and the
  * loader's answers to broken and hostile files (status, and an error
  * message naming the file and the line). */

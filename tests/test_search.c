@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_search.c - gp_lower_bound / gp_upper_bound: (1) the CPU reference
  * against counting (lower bound = how many keys come before the needle,
  * upper = how many are not after it, by an independent comparator), every

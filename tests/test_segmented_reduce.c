@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_segmented_reduce.c - gp_segmented_reduce: the CPU reference against
  * a brute force, every dtype x op on each backend against the reference over
  * many segment shapes, float sums bit for bit (the tree both backends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_segmented_sort.c - gp_segmented_sort_keys / _pairs: the CPU
  * reference against an insertion sort per segment, each backend against the
  * reference for every key dtype, both orders, bit ranges, values of 4 and 8

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_sort.c - gp_sort_keys / gp_sort_pairs: (1) the CPU reference against
  * qsort with an independent comparator (floats by IEEE total order written
  * out case by case) and a stability check, on awkward sizes and key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gp_sort_keys_double_buffer and gp_sort_scratch_bytes (the sort on
  * caller-owned memory that libgpuprim-render bins with) against gp_sort_keys
  * on the same keys, and their argument checks; also the context calls for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gp_stencil_1d, gp_stencil_2d, gp_laplacian_2d: hand-computed values,
  * the CPU reference against an independent brute force, each backend
  * against the CPU reference bit for bit (the header fixes the order of the

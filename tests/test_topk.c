@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_topk.c - gp_top_k: (1) the CPU reference against a full stable
  * sort (an independent merge sort by the suite's own comparator) cut to k,
  * every dtype, both orders, k = 1, k = n, k inside runs of ties, all keys

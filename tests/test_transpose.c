@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gp_transpose: the CPU reference against a byte-level brute force, each
  * backend against the CPU reference (exact) at awkward shapes and every
  * element size, misaligned buffers, and every kind of bad argument with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_util.h - what every cmocka suite shares: backends as test state,
  * GPU skip/require logic, seeded random data and poisoning.
  *

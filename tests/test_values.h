@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_values.h - a dtype-generic value for the brute-force references of
  * the scan and reduce suites, written independently of lib/cpu/. Static
  * inline so each suite takes what it uses. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_dist - gpuprim on 1 GPU against p GPUs of one host, same total work
  * (strong scaling), and with the same work per GPU (weak scaling), with

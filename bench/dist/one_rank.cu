@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_dist --ranks 1: what the distributed layer costs where it buys
  * nothing. Each gp_dist_* call runs on a communicator of ONE CUDA rank and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_dist's world and timed loop (see world.h). */
 #include "world.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_dist's world: p ranks of one process, each with a gp_context on its
  * own non-blocking stream, a communicator, and its shard of the buffers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* argminmax: gp_argmin / gp_argmax over 2^28 int32 and float32 against
  * cub::DeviceReduce::ArgMin / ArgMax (the form with separate value and
  * int64 index outputs) + the result's copy to host + a stream sync, as ours

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compact: gp_compact int32 data with uint8 flags (50% set) against
  * cub::DeviceSelect::Flagged + the count's copy to host + a stream sync. */
 #include <cub/device/device_select.cuh>

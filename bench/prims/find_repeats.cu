@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* find_repeats: gp_find_repeats int32 (indices i with in[i] == in[i+1])
  * against two anchors timed side by side with it: cub::DeviceSelect::If
  * over a counting iterator, and flag + CUB exclusive scan + scatter. Values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* histogram: gp_histogram_even over 2^28 int32 and float32 samples, 256 and
  * 65,536 bins, uniform samples and skewed ones (half of them in one bin),
  * against cub::DeviceHistogram::HistogramEven; gp_histogram_range with 256

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* merge: gp_merge_keys / gp_merge_pairs of two sorted halves (2 x 2^27
  * uint32 keys, uint32 values) against cub::DeviceMerge on the same stream. */
 #include <cub/device/device_merge.cuh>

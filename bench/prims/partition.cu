@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* partition: gp_partition of 2^28 int32 by uint8 flags (50% set) against
  * cub::DevicePartition::Flagged + the count's copy to host + a stream sync;
  * gp_gather / gp_scatter of 2^28 elements of 4 and 16 bytes by uint64

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reduce: gp_reduce SUM to host, int32 and float32, against
  * cub::DeviceReduce::Sum + the result's copy to host + a stream sync. */
 #include <cub/device/device_reduce.cuh>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs: gp_reduce_by_key (int32 keys, int32 values, SUM), gp_run_length_encode
  * and gp_unique over 2^28 int32 keys in runs of fixed length L = 1, 10,
  * 1000, of random lengths 1..20, and all equal, against

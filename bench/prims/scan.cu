@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan: gp_scan int32 SUM EXCLUSIVE against cub::DeviceScan::ExclusiveSum
  * at each size of the ladder, each beside the copy of the same size; tiny
  * sizes also replayed from a CUDA graph (no launch gaps). */

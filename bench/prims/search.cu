@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* search: gp_lower_bound / gp_upper_bound of 2^24 random needles in 2^28
  * sorted uint32 keys, against thrust::lower_bound / upper_bound (the
  * vectorized forms, uint64 positions) on the same stream. */

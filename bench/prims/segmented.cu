@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* segmented: gp_segmented_reduce (int32 SUM) and gp_segmented_sort_keys
  * (uint32) over two shapes, 10^6 segments of random length 0..512 and 100
  * segments of 2^28/100, against cub::DeviceSegmentedReduce::Sum and

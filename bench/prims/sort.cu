@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sort: gp_sort_keys / gp_sort_pairs against cub::DeviceRadixSort's
  * (in, out) form with preallocated temp storage, same input, same bits.
  * gp_sort runs on CUB by default and on gpuprim's own onesweep sort when

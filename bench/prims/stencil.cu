@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stencil: gp_laplacian_2d float, CLAMP, against a naive kernel (one
  * thread per point, five global loads, 32x8 blocks). */
 #include "../harness.cuh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topk: gp_top_k (the k smallest of 2^28 random uint32 keys, sorted)
  * against a full cub::DeviceRadixSort::SortKeys of the same keys, whose
  * first k are the check's reference. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* transpose: gp_transpose (row-major, 4- and 8-byte elements) against
  * cublasSgeam / cublasDgeam with op(A) = A^T, alpha 1, beta 0, B = C. */
 #include "../harness.cuh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* euler - every a^5 + b^5 + c^5 + d^5 = e^5 with 0 < a <= b <= c <= d < e <= N
  * (Lander and Parkin's counterexample to Euler's sum of powers conjecture:
  * 27^5 + 84^5 + 110^5 + 133^5 = 144^5, and its multiples).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* card.h - the business-card scene, shared by the CUDA file (raytrace.cu:
  * the CUDA path and the per-ray CPU path) and the AVX-512 packet path
  * (packet.cpp, built by the host compiler alone). Everything here is plain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* packet.cpp - the business-card raytracer on the CPU, 16 samples at a time.
  *
  * The per-ray path (raytrace.cu) spends most of its time in scalar control

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* packet.h - the raytracer's AVX-512 CPU path: 16 samples of one pixel
  * traced together, one per vector lane (packet.cpp). */
 #ifndef GPUPRIM_DEMO_PACKET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* raytrace - Andrew Kensler's business-card raytracer, readable, on the CPU
  * (threads, SIMD sphere tests, a bounding-box cull) and on CUDA.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* saxpy - z = a*x + y over n floats, on the CPU (threads, 16-byte SIMD
  * vectors) or CUDA (a grid-stride kernel of float4), with the copy ceiling
  * of the same machine measured in the same run: GB/s of SAXPY (12 bytes an

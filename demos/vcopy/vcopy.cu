@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* vcopy - where wider loads pay: grid-stride copy kernels moving 4, 8 and
  * 16 bytes a thread per step, beside cudaMemcpyAsync and gp_copy, from 1 KB
  * to 1 GB, at aligned and misaligned starts; on the CPU, the same widths in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * argminmax.h - arg-min and arg-max: the extreme value and where it first
  * occurs. Part of the gpuprim manual (see gpuprim.h). C99, also C++.

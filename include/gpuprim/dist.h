@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dist.h - gpuprim on several GPUs (or several CPU ranks), through NCCL.
  *

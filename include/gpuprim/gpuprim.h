@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpuprim.h - GPU parallel primitives with a CPU reference backend.
  *

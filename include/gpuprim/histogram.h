@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * histogram.h - histograms of samples: bins of even width, or bins between
  * the caller's boundaries. C99, also usable from C++. The model (contexts,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * permute.h - moving elements: stable partition by flags, gather and
  * scatter by indices. C99, also usable from C++. The model (contexts,

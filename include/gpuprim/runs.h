@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * runs.h - runs of equal consecutive keys: reduce-by-key, unique,
  * unique-by-key, run-length encoding.

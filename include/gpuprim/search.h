@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * search.h - primitives on sorted data: sorted search, merge and top-k.
  *

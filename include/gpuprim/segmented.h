@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * segmented.h - segmented reduce, scan and sort, and scan-by-key.
  *

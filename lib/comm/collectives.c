@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* collectives.c - collective building blocks for libraries layered on
  * communicators (dist.h, "building blocks"): a verdict exchange and a
  * gather of variable-size byte blocks to one rank. Both are made of the

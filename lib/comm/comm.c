@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/comm.c - communicators: creation, the exchanges every distributed
  * call is built from (dispatched to the NCCL or the host-memory transport),
  * and gp_comm_run. The protocol on top of them is protocol.c's. */

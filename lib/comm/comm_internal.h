@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm_internal.h - what the distributed files share: the communicator's
  * layout and the few exchanges every distributed primitive is built from.
  * Never installed. Two transports sit behind the same calls: NCCL for CUDA

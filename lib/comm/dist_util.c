@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/dist_util.c - small pieces the histogram, group-by, unique and top-k
  * share: a scratch that grows behind what it holds, a verdict round inside
  * a call, and renaming a one-context call's error detail. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/group_by.c - gp_dist_reduce_by_key (a group-by) and gp_dist_unique:
  * equal keys gathered from the whole global array onto one rank, the ranks
  * holding ascending key ranges in rank order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/histogram.c - gp_dist_histogram_even and gp_dist_histogram_range:
  * each rank histograms its shard, the ranks' counts are summed, and every
  * rank ends with the global counts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/hub.c - the transport of ranks in one process: each rank posts a
  * pointer to what it offers, all meet at a barrier, each copies what it
  * needs straight from its peers' memory, and all meet again before anyone

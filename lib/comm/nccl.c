@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/nccl.c - the transport of CUDA ranks: NCCL, loaded with dlopen the
  * first time it is needed, so that libgpuprim.so carries no dependency on
  * it. Communicators are made non-blocking (config.blocking = 0): every NCCL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/protocol.c - the protocol every distributed call follows: check on
  * each rank, exchange the verdicts (with what the call is, so mismatched
  * calls are caught), run only when all agree, and optionally exchange the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/scan.c - gp_dist_scan and gp_dist_reduce.
  *
  * Both: check locally and reduce the shard locally, exchange (verdict,

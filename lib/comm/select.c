@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/select.c - gp_dist_compact, gp_dist_compact_indices and
  * gp_dist_find_repeats: selections whose results stay on the rank that
  * found them. Each makes two exchanges (gpi_dist_call with a count): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/shuffle.c - gp_dist_shuffle_counts and gp_dist_shuffle: the
  * all-to-all exchange of variable-size groups (all-to-all-v).
  *

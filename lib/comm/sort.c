@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/sort.c - gp_dist_sort_keys and gp_dist_sort_pairs: a stable sample
  * sort with exact splitters, after which every rank holds as many elements
  * as it gave.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/splitters.c - key-range splitters: each key goes to exactly one
  * rank, in ranges of about equal size (see comm_internal.h). The bisection
  * is the distributed sort's, on image values: for every boundary b at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/stencil.c - gp_dist_stencil_2d: a matrix split by rows.
  *
  * Each rank receives the row above its first (north halo) and the row below

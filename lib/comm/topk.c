@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/topk.c - gp_dist_top_k: the first k keys of the global array in a
  * stable sort's order, the same k results on every rank.
  *   check  the arguments; gp_top_k on the shard (min(k, n) candidates with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/argminmax.c - the reference arg-min / arg-max: one loop keeping the
  * first strictly better element. NaN compares false, so it is never taken;
  * -0.0 and +0.0 compare equal, so the earlier one stays. No candidate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/compact.c - stream compaction on the context's threads. Elements move
  * as raw 4- or 8-byte words: only the dtype's size matters, so float
  * payloads (NaN bit patterns included) are copied bit for bit.

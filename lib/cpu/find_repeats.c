@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/find_repeats.c - every i in [0, n-1) with in[i] == in[i+1], on the
  * context's threads. Values compare with the type's == (for floats NaN
  * never equals anything and -0.0 == +0.0), so signed and unsigned integers

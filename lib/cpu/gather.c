@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/gather.c - reference gather and scatter: plain loops in index order,
  * elements as opaque bytes; an out-of-range index is skipped. */
 #include "permute_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/histogram.c - reference histograms: one plain loop over the samples,
  * the bin formula of histogram.h written out as it reads there. */
 #include "histogram_internal.h"

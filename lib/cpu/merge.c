@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/merge.c - the reference merge: two cursors over the order images,
  * taking from a unless b's key is strictly before a's (a first on ties). */
 #include "search_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/ops.h - the operators of scan and reduce over one element type, for
  * the CPU backend's files (cpu/scan.c, cpu/reduce.c).
  *

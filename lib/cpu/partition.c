@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/partition.c - reference stable partition: one pass over the input
  * per part, each copying that part's elements in input order. Elements move
  * as raw bytes of the dtype's size. */

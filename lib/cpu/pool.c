@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/pool.c - the process-wide worker pool of the CPU backend.
  *
  * Workers are started on first need (as many as the largest call so far

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/pool.h - the CPU backend's worker threads: one process-wide pool,
  * started on first use and reused, so a parallel call does not pay for
  * creating threads. */

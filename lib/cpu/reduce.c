@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/reduce.c - the CPU reduction, on the context's threads. Operators as
  * in cpu/ops.h. Integer sums, min and max: each thread folds a contiguous
  * piece, the pieces' results are folded in order (the same value as one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/runs.c - sequential reference for the runs calls: one loop over the
  * input that opens a run wherever a key differs from the one before it.
  *   keys: integers compare all bits, floats with == (NaN equals nothing,

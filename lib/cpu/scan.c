@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/scan.c - the CPU scan, on the context's threads.
  *
  * The array is cut into tiles of kTile elements. Threads claim tiles in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/search.c - the reference sorted search: a binary search per needle
  * over the keys' order images. The loop keeps lo <= hi <= n and shrinks
  * [lo, hi) every step, so it ends inside [0, n] whatever the keys hold. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/segmented.c - the reference segmented reduce, scan and sort: each
  * segment handed to the one-array reference (cpu/reduce.c, cpu/scan.c,
  * cpu/sort.c) on its own. The offsets were validated by lib/segmented.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/sort.c - the CPU sort: a stable LSD radix sort on the context's
  * threads (the passes: cpu/sort_radix.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/sort_radix.c - the passes of the CPU radix sort, for 32- and 64-bit
  * keys (the loops themselves: cpu/sort_radix_impl.h). */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/sort_radix.h - the passes of the CPU radix sort (cpu/sort_radix.c),
  * driven by cpu/sort.c.
  *

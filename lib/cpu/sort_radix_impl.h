@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/sort_radix_impl.h - the radix passes for one key width, included by
  * cpu/sort_radix.c once per width with:
  *   RW      the width in bits (32 or 64), naming the functions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/stencil.c - the CPU reference stencils: ground truth for the CUDA
  * kernels, which must match them bit for bit.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/topk.c - the reference top-k: every key becomes (order image, index),
  * the pairs are sorted by image then index (qsort: the index makes every
  * pair distinct, so the order is total and the result the stable one), and

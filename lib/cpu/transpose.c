@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/transpose.c - out[c][r] = in[r][c] on the context's threads.
  * The loops walk the matrix in square blocks so that both the rows read and
  * the rows written stay in cache; the result does not depend on the

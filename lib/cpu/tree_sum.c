@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/tree_sum.c - the float-sum tree of gp_reduce (gpuprim.h), replayed on
  * the CPU so both backends give the same bits:
  * blocks of 4096 elements; in each, 256 lanes t adding x[t + 256 j]

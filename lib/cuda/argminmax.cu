@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/argminmax.cu - gp_argmin / gp_argmax on the device, in one launch.
  *
  * Candidates are (value, index) pairs, NaNs excluded; the better of two is

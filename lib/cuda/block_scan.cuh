@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* block_scan.cuh - a block's scan of its vectors' totals, chained to the
  * tiles before it by decoupled look-back (lookback.cuh): the block-level
  * step of the single-pass scan, compaction and find-repeats.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bulk_pipe.cuh - the few sm_90 instructions a load pipeline needs: bulk
  * copies from global into shared memory done by the copy engine (TMA),
  * and the shared-memory barriers (mbarrier) that say when one has landed

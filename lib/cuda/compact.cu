@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/compact.cu - stream compaction in one pass.
  *
  * One kernel over tiles, built from the single-pass scan's pieces

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/copy.cu - gp_copy between two buffers on the device.
  *
  * demos/vcopy measured on an H200 (bench/RESULTS.md): up to 16 MB, a

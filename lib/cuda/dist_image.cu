@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/dist_image.cu - the search images of sorted keys for the distributed
  * sort (lib/comm/sort.c): each key's order image restricted to the sort's
  * bit range, complemented for a descending sort, as uint64. Keys sorted by

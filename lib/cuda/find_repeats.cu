@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/find_repeats.cu - indices i with in[i] == in[i+1].
  *
  * Two forms, both reading the input once and writing each index once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* flags.cuh - reading flag arrays (uint8 or int32, set when non-zero) a
  * vector at a time, as compaction and partition do. */
 #ifndef GPUPRIM_CUDA_FLAGS_CUH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/gather.cu - gather and scatter by 64-bit indices, and the index
  * check that GP_INDEX_CHECK runs first.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/histogram.cu - even-bin and boundary histograms.
  *
  * The counts are cleared (cudaMemsetAsync), then one kernel adds into them.

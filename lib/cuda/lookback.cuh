@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lookback.cuh - decoupled look-back: how tiles processed by different
  * blocks chain a running total (the scan's prefixes, compaction's and
  * find-repeats' output positions) in one pass.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/merge.cu - stable merge of two sorted arrays by merge path.
  *
  * The output is cut into tiles of policy::tile elements. Output position d

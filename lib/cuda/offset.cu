@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/offset.cu - add a base to an array of uint64 indices: turns a
  * shard's local indices into global ones (lib/comm/select.c). */
 #include "internal.h"

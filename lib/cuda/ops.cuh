@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ops.cuh - the operators of scan and reduce on the device, and their
  * identities. Integer sums are instantiated on unsigned types only (wrap
  * without UB). min/max skip NaN (a NaN operand loses), matching the CPU

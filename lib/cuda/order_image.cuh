@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/order_image.cuh - keys as their order images (gpuprim.h's sort
  * section) in device code, for the kernels that compare keys: search, merge
  * and top-k. A key travels as its raw bits W (uint32_t or uint64_t); its

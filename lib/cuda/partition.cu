@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/partition.cu - stable two- and three-way partition.
  *
  * The rejected part must start right after the selected one, in input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/radix_sort.cu - gpuprim's own LSD radix sort: the host side.
  *
  * One sort: a memset of the control block, the histogram kernel (every

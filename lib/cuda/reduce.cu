@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/reduce.cu - device reduction.
  *
  * Float sums: gpuprim's own fixed tree (tree_sum_level below), which

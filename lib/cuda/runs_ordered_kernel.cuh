@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs_ordered_kernel.cuh - reduce-by-key of float sums, whose bits must
  * be the sequential sum (((v0 + v1) + v2) + ...) of each run (runs.h).
  * runs.cu uses this kernel for float sums only (ORDERED); every exact case

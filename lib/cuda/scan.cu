@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/scan.cu - device scan for every dtype x operator, both kinds.
  *
  * Three paths:

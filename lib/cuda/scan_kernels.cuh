@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan_kernels.cuh - the scan's single-pass kernels and their launchers;
  * scan.cu chooses between them and its reduce-then-scan.
  *

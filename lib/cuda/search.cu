@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/search.cu - lower / upper bound of m needles in n sorted keys.
  *
  * A binary search per needle, on order images (the CPU reference's rule,

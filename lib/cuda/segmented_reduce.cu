@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/segmented_reduce.cu - gp_segmented_reduce on the device.
  *
  * Every operator follows gp_reduce's fixed tree over each segment

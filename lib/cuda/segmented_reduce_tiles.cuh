@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/segmented_reduce_tiles.cuh - the item-balanced path of the device
  * segmented reduce, for the exact operators only (all but float sums: the
  * order of their operations does not change the result, so the tree of

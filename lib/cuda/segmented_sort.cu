@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/segmented_sort.cu - gp_segmented_sort_keys / _pairs on the device.
  *
  * Each segment is sorted on its own, by a method that fits its length:

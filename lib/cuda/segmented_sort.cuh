@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/segmented_sort.cuh - what the CUDA segmented sort's files share:
  * the keys' order images (gp_sort's, complemented for descending) and the
  * fallback's entry point. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/segmented_sort_global.cu - the segmented sort's fallback for shapes
  * the per-segment plan (segmented_sort.cu) would run slowly: many segments
  * too long for one block.

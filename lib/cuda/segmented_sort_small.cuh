@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/segmented_sort_small.cuh - the segmented sort's block kernels: one
  * block sorts one segment of at most THREADS * ITEMS items in registers and
  * shared memory (CUB's BlockRadixSort, stable), for every segment id of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/sort.cu - radix sort on CUB's DeviceRadixSort (onesweep for large
  * inputs), which already does what gp_sort promises for integer keys: a
  * stable LSD sort on a bit range of the key's order image, signed keys

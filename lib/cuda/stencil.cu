@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/stencil.cu - 1-D three-point and 2-D five-point stencils.
  *
  * Exactness: the CPU reference (lib/cpu/stencil.c) is ground truth. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tile_io.cuh - the tile layout the single-pass kernels share, and its
  * loads and stores.
  *

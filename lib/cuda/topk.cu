@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/topk.cu - the first k keys in an order, by a sampled radix select.
  *
  * Keys are compared as order images (complemented for descending), so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topk_exact.cuh - top-k's exact multi-pass select, for inputs the sampled
  * one-pass select cannot take (ties around the k-th key that overflow its
  * candidate capacity, or k too large for it). The kernels are always

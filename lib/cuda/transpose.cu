@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/transpose.cu - tiled out-of-place transpose for 4-, 8- and 16-byte
  * elements. Three kernels; each takes a 1-D grid that covers every tile in
  * one launch (a block loops over tiles only past 2^31 - 1 of them).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* warp_scan.cuh - warp-level pieces of the scans: shuffle scans and
  * reductions, and a warp's scan of a short array in shared memory.
  * Operators are functors op(a, b); the identity travels as a value. */

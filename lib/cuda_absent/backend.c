@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda_absent/backend.c - the CUDA backend's entry points in a build without
  * CUDA (GPUPRIM_CUDA=OFF, or no CUDA compiler found), in place of lib/cuda/.
  * No CUDA context can be made in such a build, so the dispatch never calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda_runtime_api.h (build without CUDA) - stands in for the CUDA runtime's
  * header when gpuprim is built with no CUDA compiler (GPUPRIM_CUDA=OFF, or
  * none found). It declares the part of the runtime API that the C dispatch

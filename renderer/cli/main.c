@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* renderer - the gpuprim circle renderer's command line.
  * Exit codes: 0 success, 1 runtime failure (or --check found a pixel more
  * than one 8-bit level off), 2 a wrong argument. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* options.c - the renderer command's argument parser (see options.h). */
 #include "options.h"
 

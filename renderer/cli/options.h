@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* options.h - the renderer command's argument parser, apart from main() so
  * that it can be tested and fuzzed: it never prints, exits or allocates. */
 #ifndef GPUPRIM_CLI_OPTIONS_H

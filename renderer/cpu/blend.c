@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/blend.c - the row blends of the CPU tile renderer (scalar, SSE, AVX2)
  * and the run-time choice among them and the AVX-512 register tile. */
 #include "tile.h"

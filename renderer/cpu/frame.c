@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/frame.c - the CPU tile renderer object (gpr_cpu_renderer_*, see
  * cpu/tile.h) and its frame: bin the circles per tile (count, then fill,
  * per chunk of circles in parallel), then shade the tiles in parallel, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/pool.c - a tiny fork-join: `threads` workers run fn(arg); fn pulls its
  * work items from an atomic counter, so if a thread cannot be started the
  * others (at least the caller) still do everything. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/tile.h - what the CPU tile renderer's files share (never installed):
  * the renderer object, the tile size, and the shading entry points.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/tile512.c - the CPU tile renderer's AVX-512 path for ordinary
  * circles, chosen at run time where the CPU has AVX-512F. */
 #include "tile.h"

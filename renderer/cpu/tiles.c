@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/tiles.c - shading one tile of the CPU tile renderer: the background,
  * the tile's circles in order over its SoA buffer (the row blend or the
  * AVX-512 register tile for ordinary circles, gpr_shade for snow), then the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bin.cu - binning: count each circle's tiles, emit its (tile, circle)
  * keys in draw order, find batch ends, and each tile's range in the keys
  * once gpuprim's sort has ordered them by tile. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cull.cuh - the conservative circle-vs-rectangle tests that binning and
  * shading share, so that counting, emitting and shading always agree. Why
  * they never drop a contribution: see frame.cu. */

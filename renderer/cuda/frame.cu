@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* frame.cu - the CUDA tile renderer (it draws the image docs/renderer.md
  * defines): the renderer object and the frame's story, step by step; the
  * kernels live in pack.cu, bin.cu and shade.cu, the device-wide scan and

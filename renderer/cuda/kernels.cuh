@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* kernels.cuh - what the frame driver (frame.cu) launches: each launch
  * wrapper lives beside its kernels (pack.cu, bin.cu, shade.cu). All are
  * asynchronous on `st` and return cudaGetLastError(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pack.cu - set_scene's kernel: each circle's geometry, premultiplied
  * colour and pixel box, with the proof (per circle) that no pixel outside
  * the box can pass the shading test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy.cuh - every knob of the CUDA renderer, and the constants its
  * kernels share. Measured effects of the knobs: bench/RESULTS.md. */
 #ifndef GPUPRIM_RENDER_CUDA_POLICY_CUH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shade.cu - the tile kernels: one block per 16x16 tile, the tile's
  * circles culled per chunk in draw order and blended with gpr_shade's own
  * operations (or a proven-equal FMA), each pixel written once. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda_absent/frame.c - the CUDA tile renderer's entry points in a build
  * without CUDA, in place of cuda/. No CUDA context can be made in such a
  * build, so gp_renderer never gets this far; creation still reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_cli.c - libFuzzer target for the renderer command's argument
  * handling (renderer/cli/options.c, the parser main() calls).
  *

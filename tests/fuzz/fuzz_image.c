@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_image.c - libFuzzer target for the image reader, gp_image_read_rgb8
  * (PNG through libpng, binary PPM by hand; the content picks the format).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_scene_file.c - libFuzzer target for the scene-file loader.
  *
  * The input bytes become a file and go through gp_scene_load. The loader

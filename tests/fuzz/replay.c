@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* replay.c - replays a fuzz target's corpus without libFuzzer (built with
  * the ordinary compiler, registered as a ctest test per target): every
  * file of every folder named on the command line (or each file named)

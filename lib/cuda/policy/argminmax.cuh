@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/argminmax.cuh - the device arg-min/arg-max kernel's shape
  * (argminmax.cu). Free knobs: the result does not depend on them. */
 #ifndef GPUPRIM_CUDA_POLICY_ARGMINMAX_CUH

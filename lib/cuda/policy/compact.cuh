@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/compact.cuh - every knob of the device compaction (compact.cu).
  * The GPI_COMPACT_* macros exist for tuning runs on the GPU machine (-D at
  * build time); the defaults are the measured best. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/copy.cuh - the device copy's kernel shape and its choice between
  * that kernel and cudaMemcpyAsync (copy.cu; why: its header comment). */
 #ifndef GPUPRIM_CUDA_POLICY_COPY_CUH

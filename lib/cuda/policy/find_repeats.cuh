@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/find_repeats.cuh - every knob of the device find-repeats
  * (find_repeats.cu). The GPI_REPEATS_* macros exist for tuning runs on the
  * GPU machine (-D at build time); the defaults are the measured best. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/histogram.cuh - the device histograms' kernel shape
  * (histogram.cu). Free knobs: counts are exact whatever they are. Each can
  * be overridden with -D at build time for tuning runs. */

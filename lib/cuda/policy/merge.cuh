@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/merge.cuh - the merge kernel's tile shape (merge.cu). */
 #ifndef GPUPRIM_CUDA_POLICY_MERGE_CUH
 #define GPUPRIM_CUDA_POLICY_MERGE_CUH

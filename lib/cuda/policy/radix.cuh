@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/radix.cuh - every knob of gpuprim's own LSD radix sort
  * (radix_sort.cu, radix/). The GPI_RADIX_* macros exist for tuning runs on
  * the GPU machine (-D at build time). */

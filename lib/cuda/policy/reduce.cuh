@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/reduce.cuh - the shape of the device reduction's float-sum tree
  * (reduce.cu). Not a free knob: the shape fixes the order of the float
  * additions, so it is part of the result (tests/test_reduce.c replays the

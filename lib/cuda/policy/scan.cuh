@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/scan.cuh - every knob of the device scan (scan.cu,
  * scan_kernels.cuh). The GPI_SCAN_* / GPI_PSCAN_* macros exist for tuning
  * runs on the GPU machine (-D at build time); the defaults are the

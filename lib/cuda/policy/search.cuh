@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/search.cuh - the sorted search's kernel shape (search.cu). */
 #ifndef GPUPRIM_CUDA_POLICY_SEARCH_CUH
 #define GPUPRIM_CUDA_POLICY_SEARCH_CUH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/segmented_reduce.cuh - the shape of the device segmented reduce's
  * item-balanced path (segmented_reduce_tiles.cuh). Free knobs: that path
  * runs only for the exact operators, whose results do not depend on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/segmented_sort.cuh - every knob of the CUDA segmented sort
  * (segmented_sort.cu, segmented_sort_small.cuh). */
 #ifndef GPUPRIM_CUDA_POLICY_SEGMENTED_SORT_CUH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/stencil.cuh - every knob of the device stencils (stencil.cu).
  * The GPI_STENCIL_* macros exist for tuning runs on the GPU machine (-D at
  * build time); the defaults are the measured best (sweep: bench/RESULTS.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/topk.cuh - top-k's kernel shapes and its choice between the
  * sampled one-pass select and the exact multi-pass select (topk.cu). */
 #ifndef GPUPRIM_CUDA_POLICY_TOPK_CUH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/transpose.cuh - the block and tile shapes of the device transpose
  * (transpose.cu); measurements behind them: bench/RESULTS.md, "Transpose
  * design notes moved from the source". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* radix/common.cuh - what the kernels of gpuprim's own LSD radix sort
  * share: the device-side plan, digit extraction, the look-back status
  * words, a 256-thread block scan.

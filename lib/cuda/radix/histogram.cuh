@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* radix/histogram.cuh - the sort's upfront pass: the histograms of every
  * digit position at once, then (last block) their exclusive scans and the
  * plan of the digit passes (common.cuh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* radix/onesweep.cuh - one digit pass of the LSD sort in one kernel, and
  * the finishing copy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* radix/radix_sort.h - gpuprim's own LSD radix sort (radix_sort.cu), as
  * cuda/sort.cu calls it. Arguments already checked (lib/sort.c). */
 #ifndef GPUPRIM_CUDA_RADIX_SORT_H
