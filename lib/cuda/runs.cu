@@ -47,25 +47,39 @@ gp_status launch_runs_pair(gp_context *ctx, const gpi_runs_args *a, V identity, 
     if ((s = gpi_cuda_status(ctx, gpi::pair_state_clear<Pair>(ws, tiles, stream, &st), "runs cudaMemsetAsync")))
         return s;
     *(unsigned long long *)ctx->pinned = ~0ull; /* impossible: caught if the kernel never wrote it */
-    gpi::runs_kernel<K, V, Op, MODE, Pair><<<(unsigned)tiles, gpi::runs_policy::threads, 0, stream>>>(
+    void (*kernel)(const K *, const V *, long long, K *, V *, unsigned long long *, gpi::pair_state<Pair>, V,
+                   unsigned long long *);
+    if constexpr (gpi::runs_capped<K, V, MODE, Pair>()) /* one of the two instantiated */
+        kernel = gpi::runs_kernel_capped<K, V, Op, MODE, Pair>;
+    else
+        kernel = gpi::runs_kernel<K, V, Op, MODE, Pair>;
+    kernel<<<(unsigned)tiles, gpi::runs_policy::threads, 0, stream>>>(
         (const K *)a->keys_in, (const V *)a->values_in, n, (K *)a->keys_out, (V *)a->values_out,
         (unsigned long long *)a->lengths_out, st, identity, (unsigned long long *)ctx->pinned_dev);
     return runs_finish(ctx, n, count_host);
 }
 
-/* The pair of a mode: reduce-by-key (count, pos, value); unique and
- * unique-by-key the count alone; run-length encoding (count, pos). */
+/* The pair of a mode: reduce-by-key (count, value), plus pos with
+ * lengths; unique and unique-by-key the count alone; run-length encoding
+ * (count, pos). The 62-bit forms (one word with the flag, no fence) where
+ * the counts and positions of n elements fit them. */
 template <typename K, typename V, typename Op, runs_mode MODE>
 gp_status launch_runs(gp_context *ctx, const gpi_runs_args *a, V identity, size_t *count_host)
 {
-    if constexpr (MODE == gpi::RUNS_REDUCE)
+    if constexpr (MODE == gpi::RUNS_REDUCE) {
+        if constexpr (sizeof(V) == 4)
+            if (!a->lengths_out && a->n < (1ull << 30))
+                return launch_runs_pair<K, V, Op, MODE, gpi::run_count_value30<V>>(ctx, a, identity, count_host);
         return launch_runs_pair<K, V, Op, MODE, gpi::run_count_value<V>>(ctx, a, identity, count_host);
-    else if constexpr (MODE == gpi::RUNS_FIRST)
+    } else if constexpr (MODE == gpi::RUNS_FIRST) {
         return launch_runs_pair<K, V, Op, MODE, gpi::run_count>(ctx, a, identity, count_host);
-    else if (a->lengths_out)
+    } else if (a->lengths_out) {
+        if (a->n < (1ull << 31))
+            return launch_runs_pair<K, V, Op, MODE, gpi::run_count_pos31>(ctx, a, identity, count_host);
         return launch_runs_pair<K, V, Op, MODE, gpi::run_count_pos>(ctx, a, identity, count_host);
-    else
+    } else {
         return launch_runs_pair<K, V, Op, MODE, gpi::run_count>(ctx, a, identity, count_host);
+    }
 }
 
 /* Float sums: the ordered kernel (runs_ordered_kernel.cuh). */

@@ -21,8 +21,11 @@
  * (pair_lookback.cuh) scans them across the block and chains tiles by a
  * warp-wide decoupled look-back. The pair entering a thread then gives its
  * first head's output slot (count), and the run open when it starts (v,
- * pos). Unique and unique-by-key carry the count alone (one 64-bit word
- * with its flag); run-length encoding adds pos; reduce-by-key pos and v.
+ * pos). Unique and unique-by-key carry the count alone; run-length
+ * encoding adds pos; reduce-by-key v (and pos when lengths are asked for).
+ * Where the pair fits 62 bits (counts and positions below 2^31, or a count
+ * below 2^30 beside a 4-byte value) it travels in one 64-bit word with its
+ * flag, with no fence on either side of the look-back.
  *
  * Output: a run's key (and first value) is due at its head; its reduction
  * and length once the next head (or the last element) is met, so a tile
@@ -59,6 +62,36 @@ struct run_count { /* unique, unique-by-key */
 struct run_count_pos { /* run-length encoding */
     unsigned long long count, pos;
     static constexpr bool packed = false, has_pos = true, has_value = false;
+};
+struct run_count_pos31 { /* run-length encoding, n < 2^31: count and pos 31 bits each */
+    unsigned count, pos;
+    static constexpr bool packed = true, has_pos = true, has_value = false;
+    __device__ __forceinline__ unsigned long long word() const { return (unsigned long long)count << 31 | pos; }
+    __device__ static __forceinline__ run_count_pos31 from_word(unsigned long long w)
+    {
+        return run_count_pos31{(unsigned)(w >> 31), (unsigned)(w & 0x7fffffffu)};
+    }
+};
+template <typename V>
+struct run_count_value30 { /* reduce-by-key, no lengths, 4-byte V, n < 2^30: count 30 bits, then v's 32 */
+    static_assert(sizeof(V) == 4, "the value takes a word's low 32 bits");
+    unsigned count;
+    V v;
+    static constexpr bool packed = true, has_pos = false, has_value = true;
+    __device__ __forceinline__ unsigned long long word() const
+    {
+        uint32_t bits;
+        memcpy(&bits, &v, 4);
+        return (unsigned long long)count << 32 | bits;
+    }
+    __device__ static __forceinline__ run_count_value30 from_word(unsigned long long w)
+    {
+        const uint32_t bits = (uint32_t)w;
+        run_count_value30 r;
+        r.count = (unsigned)(w >> 32);
+        memcpy(&r.v, &bits, 4);
+        return r;
+    }
 };
 template <typename V>
 struct run_count_value { /* reduce-by-key */
@@ -118,10 +151,21 @@ __device__ __forceinline__ void stage_flush(const T *stage, T *out, unsigned lon
     __syncthreads(); /* the stage is free again */
 }
 
+/* Whether a call's kernel takes runs_policy::min_blocks in its launch
+ * bound (policy/runs.cuh): reduce-by-key and unique-by-key of 4-byte keys
+ * and values whose pair is packed (unique and run-length encoding use
+ * fewer registers already: capping them only adds spills). */
+template <typename K, typename V, runs_mode MODE, typename Pair>
+constexpr bool runs_capped()
+{
+    return runs_policy::min_blocks > 1 && sizeof(K) == 4 && sizeof(V) == 4 && Pair::packed && MODE != RUNS_NO_VALUES;
+}
+
+/* One tile; the body of both kernels below. */
 template <typename K, typename V, typename Op, runs_mode MODE, typename Pair>
-__global__ void __launch_bounds__(runs_policy::threads)
-    runs_kernel(const K *keys, const V *vals, long long n, K *keys_out, V *vals_out, unsigned long long *lengths,
-                pair_state<Pair> st, V identity, unsigned long long *count_out)
+__device__ __forceinline__ void runs_tile(const K *keys, const V *vals, long long n, K *keys_out, V *vals_out,
+                                          unsigned long long *lengths, const pair_state<Pair> &st, V identity,
+                                          unsigned long long *count_out)
 {
     constexpr int THREADS = runs_policy::threads, IPT = runs_thread_items<K>();
     constexpr long long ITEMS = runs_tile_items<K>();
@@ -241,6 +285,22 @@ __global__ void __launch_bounds__(runs_policy::threads)
             stage_flush<THREADS>(sl, lengths, before - 1, done_lo, done_hi);
         }
     }
+}
+
+template <typename K, typename V, typename Op, runs_mode MODE, typename Pair>
+__global__ void __launch_bounds__(runs_policy::threads)
+    runs_kernel(const K *keys, const V *vals, long long n, K *keys_out, V *vals_out, unsigned long long *lengths,
+                pair_state<Pair> st, V identity, unsigned long long *count_out)
+{
+    runs_tile<K, V, Op, MODE, Pair>(keys, vals, n, keys_out, vals_out, lengths, st, identity, count_out);
+}
+
+template <typename K, typename V, typename Op, runs_mode MODE, typename Pair>
+__global__ void __launch_bounds__(runs_policy::threads, runs_policy::min_blocks)
+    runs_kernel_capped(const K *keys, const V *vals, long long n, K *keys_out, V *vals_out,
+                       unsigned long long *lengths, pair_state<Pair> st, V identity, unsigned long long *count_out)
+{
+    runs_tile<K, V, Op, MODE, Pair>(keys, vals, n, keys_out, vals_out, lengths, st, identity, count_out);
 }
 
 } // namespace gpi

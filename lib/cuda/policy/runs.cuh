@@ -26,9 +26,19 @@ namespace gpi {
 #define GPI_RUNS_DELAY_POLL 300
 #endif
 
+/* Resident tiles per SM (the launch bound) of 4-byte keys and values whose
+ * pair travels packed, with values (runs_capped): uncapped,
+ * reduce-by-key took 71-80 registers (3 tiles an SM, warps idle at the
+ * barrier behind warp 0's look-back); 64 gives 4 (ptxas spills 8-24 bytes).
+ * 1: no cap. Every other instantiation stays uncapped. */
+#ifndef GPI_RUNS_MIN_BLOCKS
+#define GPI_RUNS_MIN_BLOCKS 4
+#endif
+
 struct runs_policy {
     static constexpr int threads = GPI_RUNS_THREADS;
     static constexpr int key_bytes = GPI_RUNS_KEY_BYTES;
+    static constexpr int min_blocks = GPI_RUNS_MIN_BLOCKS; /* runs_kernel_capped */
     static constexpr lookback_delay delay = {GPI_RUNS_DELAY_FIRST, GPI_RUNS_DELAY_POLL};
     static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, one block");
     static_assert(threads / 32 <= 32, "warp 0 scans the warp totals, one a lane");
