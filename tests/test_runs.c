@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_runs.c - gp_reduce_by_key, gp_unique, gp_unique_by_key and
  * gp_run_length_encode on each backend against a tiny reference written
  * here (runs found by scanning forward to each run's end, then reduced in a

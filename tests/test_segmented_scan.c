@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_segmented_scan.c - gp_segmented_scan and gp_scan_by_key: the CPU
  * reference against a brute force, each backend against the reference for
  * every dtype x op x kind over many segment shapes, in place, outputs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pair_lookback.cuh - decoupled look-back (as lookback.cuh) for small
  * struct values under an associative operator that need not commute: the
  * (head count, open run) pairs of the runs kernel, the (head seen, value)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/runs.cu - runs of equal consecutive keys in one pass: reduce-by-key,
  * unique, unique-by-key, run-length encoding. Exact cases run
  * runs_kernel.cuh; float sums, whose bits must be the sequential sum, run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs_common.cuh - what the two runs kernels (runs_kernel.cuh,
  * runs_ordered_kernel.cuh) share: the call's mode and value types. */
 #ifndef GPUPRIM_CUDA_RUNS_COMMON_CUH

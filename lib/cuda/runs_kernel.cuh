@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs_kernel.cuh - the single-pass kernel over runs of equal consecutive
  * keys for every exact case: unique, unique-by-key, run-length encoding,
  * and reduce-by-key with integer sums, min or max (float sums, whose bits

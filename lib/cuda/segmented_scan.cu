@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/segmented_scan.cu - gp_segmented_scan and gp_scan_by_key on the
  * device.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* segscan_kernel.cuh - the single-pass segmented scan for exact operators
  * (integer sums, min, max): one read of the values (and keys, or head
  * bytes), one write, tiles chained by a warp-wide decoupled look-back.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* vector_io.cuh - loading N consecutive elements of any 4- or 8-byte type
  * with the widest loads their bytes allow (16, or 8 when N * size is 8).
  * The single-pass runs and segmented-scan kernels hold keys and values of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/runs.cuh - the knobs of the runs kernel (runs_kernel.cuh:
  * reduce-by-key with exact operators, unique, unique-by-key, run-length
  * encoding). The GPI_RUNS_* macros exist for tuning runs on the GPU machine

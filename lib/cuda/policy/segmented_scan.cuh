@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy/segmented_scan.cuh - the knobs of the single-pass segmented scan
  * (segmented_scan.cu, exact operators). The GPI_SEGSCAN_* macros exist for
  * tuning runs on the GPU machine (-D at build time). */
