@@ -60,10 +60,15 @@ int forced_plan()
 
 __device__ __forceinline__ int class_of(uint64_t len)
 {
+    /* The limits as compile-time constants: the policy's arrays exist on the
+     * host only, and reading them from a kernel traps. */
+    constexpr uint64_t limit[kTiers] = {tier_tile(0), tier_tile(1), tier_tile(2), tier_tile(3),
+                                        tier_tile(4), tier_tile(5), tier_tile(6)};
+    static_assert(kTiers == 7, "one limit per tier");
     if (len == 0) return -1;
 #pragma unroll
     for (int t = 0; t < kTiers; t++)
-        if (len <= tier_tile(t)) return t;
+        if (len <= limit[t]) return t;
     return kLarge;
 }
 
