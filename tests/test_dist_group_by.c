@@ -11,7 +11,7 @@
  * past each rank's count. Then the failures: a rank rejecting its
  * arguments, a capacity too small, ranks that disagree. */
 #include "dist_world.h"
-#include "keys_util.h"
+#include "dist_keys.h"
 
 #include <gpuprim/runs.h>
 
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DIST_NINETY = GPK_NDISTS, DIST_SORTED, DIST_REVERSED, NDISTS };
 
 typedef struct gb_job {
     world *w;
@@ -45,30 +44,9 @@ static gp_status gb_rank(gp_comm *c, void *p)
                                             j->lengths ? (uint64_t *)j->lout[r] : NULL, j->cap[r], &j->count[r]);
 }
 
-static gp_context *ref;
-
-static gp_context *cpu_ref(void)
-{
-    if (!ref && gp_context_create(&ref, GP_BACKEND_CPU, 0)) fail_msg("CPU reference context");
-    return ref;
-}
-
 static void fill_keys(gp_dtype d, void *k, size_t n, int dist)
 {
-    const size_t es = gp_dtype_size(d);
-    size_t i;
-    if (dist < GPK_NDISTS) {
-        gpk_fill(d, k, n, dist);
-        return;
-    }
-    gpt_fill_random(d, k, n, 50);
-    if (dist == DIST_NINETY) {
-        for (i = 1; i < n; i++)
-            if (gpt_uniform() < 0.9) memcpy((char *)k + i * es, k, es);
-        return;
-    }
-    if (n) GPT_OK(cpu_ref(), gp_sort_keys(cpu_ref(), d, dist == DIST_SORTED ? GP_SORT_ASCENDING : GP_SORT_DESCENDING,
-                                          k, k, n, 0, (int)(8 * es)));
+    fill_keys_ranged(d, k, n, dist, 50);
 }
 
 /* Small integers in any value dtype: sums are exact in every order. */

@@ -10,13 +10,12 @@
  * pair. Then the failures: a rank rejecting its arguments, ranks that
  * disagree, a missing rank. */
 #include "dist_world.h"
-#include "keys_util.h"
+#include "dist_keys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { DIST_NINETY = GPK_NDISTS, DIST_SORTED, DIST_REVERSED, NDISTS };
 enum { FORM_KEYS, FORM_PAIRS4, FORM_PAIRS8, FORM_INDICES, NFORMS };
 
 typedef struct sort_job {
@@ -50,31 +49,9 @@ static gp_status sort_rank(gp_comm *c, void *p)
                                          j->begin_bit, j->end_bit);
 }
 
-static gp_context *ref;
-
-static gp_context *cpu_ref(void)
-{
-    if (!ref && gp_context_create(&ref, GP_BACKEND_CPU, 0)) fail_msg("CPU reference context");
-    return ref;
-}
-
-/* Keys of a distribution (one of gpk's, or the three below). */
 static void fill_keys(gp_dtype d, void *k, size_t n, int dist)
 {
-    const size_t es = gp_dtype_size(d);
-    size_t i;
-    if (dist < GPK_NDISTS) {
-        gpk_fill(d, k, n, dist);
-        return;
-    }
-    gpt_fill_random(d, k, n, dist == DIST_NINETY ? 0 : 1000);
-    if (dist == DIST_NINETY) {
-        for (i = 1; i < n; i++)
-            if (gpt_uniform() < 0.9) memcpy((char *)k + i * es, k, es);
-        return;
-    }
-    if (n) GPT_OK(cpu_ref(), gp_sort_keys(cpu_ref(), d, dist == DIST_SORTED ? GP_SORT_ASCENDING : GP_SORT_DESCENDING,
-                                          k, k, n, 0, (int)(8 * es)));
+    fill_keys_ranged(d, k, n, dist, dist == DIST_NINETY ? 0 : 1000);
 }
 
 /* One distributed sort of `total` keys into poisoned outputs, compared with

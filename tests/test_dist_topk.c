@@ -9,7 +9,7 @@
  * Then a rank rejecting its arguments, k above the global n, and ranks
  * disagreeing on k: every rank fails with its outputs untouched. */
 #include "dist_world.h"
-#include "keys_util.h"
+#include "dist_keys.h"
 
 #include <gpuprim/search.h>
 
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DIST_NINETY = GPK_NDISTS, DIST_SORTED, DIST_REVERSED, NDISTS };
 enum { FORM_KEYS, FORM_VALUES4, FORM_VALUES8, FORM_INDICES4, FORM_INDICES8, NFORMS };
 
 typedef struct topk_job {
@@ -44,30 +43,9 @@ static gp_status topk_rank(gp_comm *c, void *p)
                                     indices ? NULL : j->vin[r], j->vout[r]);
 }
 
-static gp_context *ref;
-
-static gp_context *cpu_ref(void)
-{
-    if (!ref && gp_context_create(&ref, GP_BACKEND_CPU, 0)) fail_msg("CPU reference context");
-    return ref;
-}
-
 static void fill_keys(gp_dtype d, void *k, size_t n, int dist)
 {
-    const size_t es = gp_dtype_size(d);
-    size_t i;
-    if (dist < GPK_NDISTS) {
-        gpk_fill(d, k, n, dist);
-        return;
-    }
-    gpt_fill_random(d, k, n, 30);
-    if (dist == DIST_NINETY) {
-        for (i = 1; i < n; i++)
-            if (gpt_uniform() < 0.9) memcpy((char *)k + i * es, k, es);
-        return;
-    }
-    if (n) GPT_OK(cpu_ref(), gp_sort_keys(cpu_ref(), d, dist == DIST_SORTED ? GP_SORT_ASCENDING : GP_SORT_DESCENDING,
-                                          k, k, n, 0, (int)(8 * es)));
+    fill_keys_ranged(d, k, n, dist, 30);
 }
 
 static void check_topk(world *w, gp_dtype d, gp_sort_order order, int form, int dist, int pattern, size_t total,
