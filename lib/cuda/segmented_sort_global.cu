@@ -32,32 +32,11 @@ namespace {
 constexpr int kThreads = 256;
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
-/* The order image of key i (gpuprim.h), complemented when descending. */
-template <typename K>
-__device__ __forceinline__ K key_image(gp_dtype dt, const K *keys, uint64_t i, K flip)
-{
-    K u = keys[i];
-    if (dt == GP_INT32 || dt == GP_INT64) u ^= (K)1 << (8 * sizeof(K) - 1);
-    else if (dt == GP_FLOAT32) u = (K)gpi_f32_image((uint32_t)u);
-    else if (dt == GP_FLOAT64) u = (K)gpi_f64_image((uint64_t)u);
-    return u ^ flip;
-}
-
-template <typename K>
-__device__ __forceinline__ K key_from_image(gp_dtype dt, K u, K flip)
-{
-    u ^= flip;
-    if (dt == GP_INT32 || dt == GP_INT64) u ^= (K)1 << (8 * sizeof(K) - 1);
-    else if (dt == GP_FLOAT32) u = (K)gpi_f32_from_image((uint32_t)u);
-    else if (dt == GP_FLOAT64) u = (K)gpi_f64_from_image((uint64_t)u);
-    return u;
-}
-
 template <typename K, typename I>
 __global__ void images_kernel(gp_dtype dt, const K *keys, uint64_t n, K flip, K *img, I *pos)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
-        img[i] = key_image<K>(dt, keys, i, flip);
+        img[i] = gpi_segsort::to_image<K>(dt, keys[i], flip);
         pos[i] = (I)i;
     }
 }
@@ -91,7 +70,7 @@ __global__ void gather_kernel(gp_dtype dt, const uint64_t *offsets, uint64_t seg
     for (uint64_t p = lo + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; p < hi;
          p += (uint64_t)gridDim.x * blockDim.x) {
         const I j = place[p];
-        keys_out[p] = key_from_image<K>(dt, img[j], flip);
+        keys_out[p] = gpi_segsort::from_image<K>(dt, img[j], flip);
         if constexpr (!std::is_void<V>::value) {
             const I i = pos[j];
             values_out[p] = values ? values[i] : (V)i;
