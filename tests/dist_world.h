@@ -118,6 +118,13 @@ static inline void expect_timed_out(const gp_status *st, int n)
     assert_true(timeouts >= 1);
 }
 
+/* The detail message a failed call left on ctx names `part`. */
+static inline void expect_detail(gp_context *ctx, const char *part)
+{
+    const char *d = gp_context_last_error(ctx);
+    if (!strstr(d, part)) fail_msg("detail: %s (wanted \"%s\" in it)", d, part);
+}
+
 static inline int rank_of(gp_comm *c)
 {
     int r = -1;
