@@ -210,10 +210,6 @@ gp_status gpi_comm_scratch_keep(gp_comm *comm, size_t keep, size_t bytes, void *
  * room for comm->size uint64. */
 gp_status gpi_dist_agree_step(gp_comm *comm, const char *fn, const char *what, gp_status mine, uint64_t *row);
 
-/* A status from a one-context call made on this rank's behalf: its detail,
- * which names the one-context call `single`, is renamed to `fn`. */
-gp_status gpi_dist_relabel(gp_context *ctx, gp_status s, const char *single, const char *fn);
-
 /* Round up to 256 bytes: the scratch regions' alignment. */
 static inline size_t gpi_round256(size_t x) { return (x + 255) & ~(size_t)255; }
 

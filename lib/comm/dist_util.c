@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* comm/dist_util.c - small pieces the histogram, group-by, unique and top-k
  * share: a scratch that grows behind what it holds, a verdict round inside
- * a call, and renaming a one-context call's error detail. */
+ * a call, and the key images. */
 #include "comm_internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 gp_status gpi_comm_scratch_keep(gp_comm *comm, size_t keep, size_t bytes, void **ptr)
@@ -36,20 +35,6 @@ gp_status gpi_dist_agree_step(gp_comm *comm, const char *fn, const char *what, g
             return gpi_error(comm->ctx, GP_ERROR_COMM, "%s: rank %d failed (%s) %s", fn, q,
                              gp_status_string((gp_status)row[q]), what);
     return GP_SUCCESS;
-}
-
-gp_status gpi_dist_relabel(gp_context *ctx, gp_status s, const char *single, const char *fn)
-{
-    char msg[sizeof ctx->last_error];
-    const char *detail = gp_context_last_error(ctx);
-    size_t len = strlen(single);
-    if (s == GP_SUCCESS) return s;
-    if (strncmp(detail, single, len) == 0 && detail[len] == ':') {
-        snprintf(msg, sizeof msg, "%s%s", fn, detail + len);
-        return gpi_error(ctx, s, "%s", msg);
-    }
-    snprintf(msg, sizeof msg, "%s", detail);
-    return gpi_error(ctx, s, "%s: %s", fn, msg[0] ? msg : gp_status_string(s));
 }
 
 gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, const void *keys, size_t n, uint64_t *out)

@@ -91,23 +91,20 @@ static gp_status aggregate(gp_comm *comm, group_args *a, unsigned char *base)
     gp_context *ctx = comm->ctx;
     unsigned char *sk = base, *sv = base + a->off_sv;
     uint64_t *sl = (uint64_t *)(base + a->off_sl);
-    const char *single;
     gp_status s;
     a->u = 0;
     if (a->n == 0) return GP_SUCCESS;
     if (a->unique) {
         if ((s = gp_sort_keys(ctx, a->kd, GP_SORT_ASCENDING, a->keys_in, sk, a->n, 0, (int)(8 * a->ks))))
-            return gpi_dist_relabel(ctx, s, "gp_sort_keys", a->fn);
-        single = "gp_unique";
+            return s;
         s = gp_unique(ctx, a->kd, sk, a->n, sk, &a->u);
     } else {
         if ((s = gp_sort_pairs(ctx, a->kd, GP_SORT_ASCENDING, a->keys_in, sk, a->vs, a->values_in, sv, a->n, 0,
                                (int)(8 * a->ks))))
-            return gpi_dist_relabel(ctx, s, "gp_sort_pairs", a->fn);
-        single = "gp_reduce_by_key";
+            return s;
         s = gp_reduce_by_key(ctx, a->kd, a->vd, a->op, sk, sv, a->n, sk, sv, a->lengths_out ? sl : NULL, &a->u);
     }
-    if (s) return gpi_dist_relabel(ctx, s, single, a->fn);
+    if (s) return s;
     return gpi_dist_key_images(ctx, a->kd, sk, a->u, (uint64_t *)(base + a->off_img));
 }
 
@@ -209,7 +206,6 @@ static gp_status group_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, si
         return s;
     s = finish(comm, a, r, base + a->bytes_a, base + off_rv, (uint64_t *)(base + off_rl), base + off_fk, base + off_fv,
                (uint64_t *)(base + off_fl), (uint64_t *)(base + off_perm), &c);
-    if (s) s = gpi_dist_relabel(comm->ctx, s, "", a->fn);
     /* The outcomes: statuses, result counts and capacities, before any
      * output is written. */
     {

@@ -92,7 +92,7 @@ static gp_status hist_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_ba
     s = a->even ? gp_histogram_even(ctx, a->dtype, a->samples, a->n, a->lower_host, a->upper_host, a->bins,
                                     a->count_dtype, base)
                 : gp_histogram_range(ctx, a->dtype, a->samples, a->n, a->boundaries, a->bins, a->count_dtype, base);
-    if (s) return gpi_dist_relabel(ctx, s, a->even ? "gp_histogram_even" : "gp_histogram_range", a->fn);
+    if (s) return s;
     if (p == 1) return GP_SUCCESS;
     /* The segments of this rank's sum: p counters each. */
     mine_s = slice_start(a, p, comm->rank + 1) - slice_start(a, p, comm->rank);
@@ -130,7 +130,6 @@ static gp_status hist_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, siz
         if (!s)
             s = gp_segmented_reduce(ctx, a->count_dtype, GP_OP_SUM, base + a->off_t, (size_t)p * s_me,
                                     (const uint64_t *)(base + a->off_o), s_me, sums);
-        s = gpi_dist_relabel(ctx, s, "", a->fn);
     }
     if ((s = gpi_dist_agree_step(comm, a->fn, "summing its bins; counts untouched", s, a->row))) return s;
     /* All-gather: every summed slice into its place in counts. */

@@ -102,7 +102,7 @@ static gp_status topk_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_ba
     if (!s && a->vs && a->values_in)
         s = gp_gather(ctx, a->vs, a->values_in, a->n, (const uint64_t *)(base + a->off_pos), base + a->off_val, a->kl,
                       GP_INDEX_SKIP);
-    return gpi_dist_relabel(ctx, s, "gp_top_k", a->fn);
+    return s;
 }
 
 /* The global checks every rank makes alike on the records. */
@@ -187,7 +187,6 @@ static gp_status topk_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, siz
         if (!s) s = gp_transpose(ctx, 4, wide, halves, a->k, 2);
         if (!s) s = gpi_copy(ctx, a->values_out, halves, a->k * 4, 2);
     }
-    s = gpi_dist_relabel(ctx, s, "gp_top_k", a->fn);
     /* Every rank learns whether all finished (outputs unspecified if not). */
     return gpi_dist_agree_step(comm, a->fn, "in the final selection", s, a->row);
 }
