@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* prof_one: run one primitive at one size a few times, for profilers
  * (ncu -k regex:NAME -s 2 -c 1 prof_one scan 268435456). Public API only.
- *   prof_one scan|find_repeats|stencil|transpose|sort N [reps]
+ *   prof_one OP N [reps]
+ * OP: scan find_repeats stencil transpose sort, or one of the by-key and
+ * selection rows of bench_prims: reduce_by_key unique scan_by_key (int32 keys
+ * in runs of 10, int32 values), segmented_reduce (100 equal segments),
+ * partition (uint8 flags, half set at random), merge (the even and the odd
+ * numbers below N, N/2 keys each).
  * Random int32 data (values in [0, 32) for find_repeats; uint32 keys, all 32
- * bits, for sort); for stencil and
- * transpose N is the side of an N x N float matrix. */
+ * bits, for sort); for stencil and transpose N is the side of an N x N float
+ * matrix. */
 #include <gpuprim/gpuprim.h>
+#include <gpuprim/permute.h>
+#include <gpuprim/runs.h>
+#include <gpuprim/search.h>
+#include <gpuprim/segmented.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -27,10 +36,11 @@ int main(int argc, char **argv)
     int reps = argc > 3 ? atoi(argv[3]) : 4, r;
     int square = strcmp(op, "stencil") == 0 || strcmp(op, "transpose") == 0;
     uint32_t *host, x = 12345;
-    void *in, *out;
+    void *in, *out, *aux, *aux2;
+    uint64_t offsets[101];
     size_t count;
     if (n == 0 || reps < 1) {
-        fprintf(stderr, "usage: prof_one scan|find_repeats|stencil|transpose|sort N [reps]\n");
+        fprintf(stderr, "usage: prof_one OP N [reps] (OP: see the comment at the top of prof_one.c)\n");
         return 2;
     }
     elems = square ? n * n : n;
@@ -41,9 +51,22 @@ int main(int argc, char **argv)
         x ^= x << 13; x ^= x >> 17; x ^= x << 5;
         host[i] = strcmp(op, "find_repeats") == 0 ? x % 32 : x;
     }
+    for (i = 0; i <= 100; i++) offsets[i] = (uint64_t)(n / 100 * i);
+    offsets[100] = n;
     check(gp_malloc(ctx, &in, elems * 4), ctx, "malloc");
     check(gp_malloc(ctx, &out, elems * 8), ctx, "malloc");
     check(gp_upload(ctx, in, host, elems * 4), ctx, "upload");
+    /* aux: sorted keys in runs of 10 (by-key ops), uint8 flags (partition),
+     * the evens then the odds (merge); aux2: offsets, or values out */
+    check(gp_malloc(ctx, &aux, elems * 4), ctx, "malloc");
+    check(gp_malloc(ctx, &aux2, elems * 8), ctx, "malloc");
+    for (i = 0; i < elems; i++) {
+        if (strcmp(op, "partition") == 0) ((uint8_t *)host)[i] = (uint8_t)((host[i] >> 7) & 1);
+        else if (strcmp(op, "merge") == 0) host[i] = (uint32_t)(i < n / 2 ? 2 * i : 2 * (i - n / 2) + 1);
+        else host[i] = (uint32_t)(i / 10);
+    }
+    check(gp_upload(ctx, aux, host, elems * 4), ctx, "upload");
+    if (strcmp(op, "segmented_reduce") == 0) check(gp_upload(ctx, aux2, offsets, sizeof offsets), ctx, "upload");
     for (r = 0; r < reps; r++) {
         if (strcmp(op, "scan") == 0) check(gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, in, out, n), ctx, op);
         else if (strcmp(op, "find_repeats") == 0) check(gp_find_repeats(ctx, GP_INT32, in, n, out, &count), ctx, op);
@@ -51,11 +74,24 @@ int main(int argc, char **argv)
         else if (strcmp(op, "transpose") == 0) check(gp_transpose(ctx, 4, in, out, n, n), ctx, op);
         else if (strcmp(op, "sort") == 0)
             check(gp_sort_keys(ctx, GP_UINT32, GP_SORT_ASCENDING, in, out, n, 0, 32), ctx, op);
+        else if (strcmp(op, "reduce_by_key") == 0)
+            check(gp_reduce_by_key(ctx, GP_INT32, GP_INT32, GP_OP_SUM, aux, in, n, out, aux2, NULL, &count), ctx, op);
+        else if (strcmp(op, "unique") == 0) check(gp_unique(ctx, GP_INT32, aux, n, out, &count), ctx, op);
+        else if (strcmp(op, "scan_by_key") == 0)
+            check(gp_scan_by_key(ctx, GP_INT32, aux, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, in, out, n), ctx, op);
+        else if (strcmp(op, "segmented_reduce") == 0)
+            check(gp_segmented_reduce(ctx, GP_INT32, GP_OP_SUM, in, n, aux2, 100, out), ctx, op);
+        else if (strcmp(op, "partition") == 0)
+            check(gp_partition(ctx, GP_INT32, in, aux, GP_UINT8_FLAGS, out, n, &count), ctx, op);
+        else if (strcmp(op, "merge") == 0)
+            check(gp_merge_keys(ctx, GP_INT32, GP_SORT_ASCENDING, aux, n / 2, (const uint32_t *)aux + n / 2, n - n / 2, out), ctx, op);
         else { fprintf(stderr, "unknown primitive '%s'\n", op); return 2; }
     }
     check(gp_context_synchronize(ctx), ctx, "synchronize");
     gp_free(ctx, in);
     gp_free(ctx, out);
+    gp_free(ctx, aux);
+    gp_free(ctx, aux2);
     gp_context_destroy(ctx);
     free(host);
     return 0;
