@@ -9,7 +9,10 @@
  * sorted, reverse sorted. Float values are small integers, so their sums
  * are exact in any order and must match bit for bit. Outputs are poisoned
  * past each rank's count. Then the failures: a rank rejecting its
- * arguments, a capacity too small, ranks that disagree. */
+ * arguments, a capacity too small, ranks that disagree.
+ * One rank (its shortcut): the single-context calls on the SAME context
+ * (CUDA against CUDA), with float values whose sums round, bit for bit;
+ * a capacity of exactly the groups passes, one short fails untouched. */
 #include "dist_world.h"
 #include "dist_keys.h"
 
@@ -345,6 +348,99 @@ static void ranks_disagree_on_the_operator(void **state)
     }
 }
 
+/* ---- one rank: the single-context call on the same context ---------------------- */
+
+/* Bytes [0, bytes) of backend buffers a and b on ctx are equal. */
+static void expect_same(gp_context *ctx, const void *a, const void *b, size_t bytes, const char *what)
+{
+    unsigned char *x = gpt_malloc(bytes + 1), *y = gpt_malloc(bytes + 1);
+    gpt_buffer_to(ctx, x, a, bytes);
+    gpt_buffer_to(ctx, y, b, bytes);
+    if (memcmp(x, y, bytes)) fail_msg("%s: one rank differs from the single-context call", what);
+    free(x), free(y);
+}
+
+/* gp_dist_reduce_by_key (unique: gp_dist_unique) on a one-rank world against
+ * gp_sort_pairs + gp_reduce_by_key (gp_sort_keys + gp_unique) on its own
+ * context; capacity: the groups + extra (extra -1: one short, must fail). */
+static void check_one_rank(world *w, int unique, gp_dtype kd, gp_dtype vd, gp_op op, int lengths, int dist, size_t n,
+                           int extra)
+{
+    gp_context *ctx = w->ctx[0];
+    const size_t ks = gp_dtype_size(kd), vs = unique ? 0 : gp_dtype_size(vd);
+    unsigned char *host = gpt_malloc((n + 8) * 8 + 16); /* the outputs' room too */
+    void *kin, *vin = NULL, *sk, *sv, *rk, *rv, *rl, *kout, *vout, *lout;
+    size_t groups = 0, cap;
+    gp_dist_count count = {0, 0, 0};
+    char what[160];
+    gp_status s;
+    snprintf(what, sizeof what, "one rank %s %s/%s op %d len %d dist %d n %zu", unique ? "unique" : "reduce_by_key",
+             gpt_dtype_name(kd), unique ? "-" : gpt_dtype_name(vd), op, lengths, dist, n);
+    fill_keys(kd, host, n, dist);
+    kin = gpt_buffer_from(ctx, host, n * ks + 8);
+    if (vs) {
+        gpt_fill_random(vd, host, n, 0); /* floats in [-1000, 1000): sums round */
+        vin = gpt_buffer_from(ctx, host, n * vs + 8);
+    }
+    sk = gpt_buffer(ctx, n * 8 + 8), sv = gpt_buffer(ctx, n * 8 + 8);
+    rk = gpt_buffer(ctx, n * 8 + 8), rv = gpt_buffer(ctx, n * 8 + 8), rl = gpt_buffer(ctx, n * 8 + 8);
+    if (n && unique) {
+        GPT_OK(ctx, gp_sort_keys(ctx, kd, GP_SORT_ASCENDING, kin, sk, n, 0, (int)(8 * ks)));
+        GPT_OK(ctx, gp_unique(ctx, kd, sk, n, rk, &groups));
+    } else if (n) {
+        GPT_OK(ctx, gp_sort_pairs(ctx, kd, GP_SORT_ASCENDING, kin, sk, vs, vin, sv, n, 0, (int)(8 * ks)));
+        GPT_OK(ctx, gp_reduce_by_key(ctx, kd, vd, op, sk, sv, n, rk, rv, (uint64_t *)rl, &groups));
+    }
+    cap = extra >= 0 ? groups + (size_t)extra : groups ? groups - 1 : 0;
+    kout = gpt_poisoned_buffer(ctx, cap * ks + 16);
+    vout = gpt_poisoned_buffer(ctx, cap * 8 + 16);
+    lout = gpt_poisoned_buffer(ctx, cap * 8 + 16);
+    s = unique ? gp_dist_unique(w->comm[0], kd, kin, n, kout, cap, &count)
+               : gp_dist_reduce_by_key(w->comm[0], kd, vd, op, kin, vin, n, kout, vout,
+                                       lengths ? (uint64_t *)lout : NULL, cap, &count);
+    if (extra < 0 && groups) {
+        if (s != GP_ERROR_INVALID_ARGUMENT) fail_msg("%s: capacity one short: %s", what, gp_status_string(s));
+        expect_detail(ctx, "capacity");
+        assert_int_equal(count.total, 0);
+        gpt_expect_untouched(ctx, kout, cap * ks + 16);
+        gpt_expect_untouched(ctx, vout, cap * 8 + 16);
+        gpt_expect_untouched(ctx, lout, cap * 8 + 16);
+    } else {
+        if (s) fail_msg("%s: %s [%s]", what, gp_status_string(s), gp_context_last_error(ctx));
+        if (count.local != groups || count.offset != 0 || count.total != groups)
+            fail_msg("%s: count %llu at %llu of %llu, want %zu", what, (unsigned long long)count.local,
+                     (unsigned long long)count.offset, (unsigned long long)count.total, groups);
+        expect_same(ctx, kout, rk, groups * ks, what);
+        if (vs) expect_same(ctx, vout, rv, groups * vs, what);
+        if (lengths && !unique) expect_same(ctx, lout, rl, groups * 8, what);
+        gpt_buffer_to(ctx, host, kout, cap * ks + 16);
+        gpt_expect_poison(host, groups * ks, cap * ks + 16, what);
+    }
+    gpt_buffer_free(ctx, kin), gpt_buffer_free(ctx, vin), gpt_buffer_free(ctx, sk), gpt_buffer_free(ctx, sv);
+    gpt_buffer_free(ctx, rk), gpt_buffer_free(ctx, rv), gpt_buffer_free(ctx, rl);
+    gpt_buffer_free(ctx, kout), gpt_buffer_free(ctx, vout), gpt_buffer_free(ctx, lout);
+    free(host);
+}
+
+static void one_rank_matches_the_context_itself(void **state)
+{
+    static const size_t totals[] = {0, 1, 37, 5001};
+    world w;
+    int di, dist, ti;
+    make_world(&w, backend_of(gpt_ctx(state)), 1, 0);
+    for (di = 0; di < (int)COUNT(gpk_dtypes); di++)
+        for (dist = 0; dist < NDISTS; dist++)
+            for (ti = 0; ti < (int)COUNT(totals); ti++) {
+                const int pick = di + dist + ti;
+                const int extra = pick % 3 == 0 ? -1 : pick % 3 == 1 ? 0 : 5; /* one short, exact, room */
+                check_one_rank(&w, 0, gpk_dtypes[di], value_dtypes[pick % 4], ops[pick % 3], pick % 2, dist,
+                               totals[ti], extra);
+                check_one_rank(&w, 0, gpk_dtypes[di], GP_FLOAT32, GP_OP_SUM, 1, dist, totals[ti], 0);
+                check_one_rank(&w, 1, gpk_dtypes[di], GP_INT32, GP_OP_SUM, 0, dist, totals[ti], extra);
+            }
+    free_world(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +449,7 @@ int main(void)
         GPT_TEST_BOTH(a_rank_rejects_its_arguments),
         GPT_TEST_BOTH(a_capacity_too_small),
         GPT_TEST_BOTH(ranks_disagree_on_the_operator),
+        GPT_TEST_BOTH(one_rank_matches_the_context_itself),
     };
     int failed;
     gpt_seed_once();

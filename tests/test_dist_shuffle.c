@@ -7,7 +7,10 @@
  * mixed across ranks; uneven and empty shards, everything to one rank.
  * Outputs are poisoned: nothing past the received count may be written.
  * Failures: capacity too small, a destination outside the communicator, a
- * missing rank; every rank fails with every output untouched. */
+ * missing rank; every rank fails with every output untouched.
+ * One rank (its shortcut): the result is gp_copy of the inputs on the same
+ * context, bit for bit, for both routings; a bad destination, a short
+ * capacity and a bad argument are refused with the outputs untouched. */
 #include "dist_world.h"
 
 #include <stdio.h>
@@ -262,6 +265,143 @@ static void a_missing_rank_times_out(void **state)
     }
 }
 
+/* ---- one rank: the single-context call is a copy ------------------------------ */
+
+typedef struct one_rank {
+    world w;
+    gp_context *ctx;
+    size_t es, vs, n, cap;
+    void *in, *vin, *out, *vout;
+    uint32_t *dest; /* NULL: grouped routing, one send count */
+    size_t got, from[1];
+} one_rank;
+
+/* n random elements (and values) on a one-rank world's context; dest all 0
+ * when per_element, else NULL; outputs of room cap, poisoned. */
+static void one_rank_buffers(one_rank *o, size_t es, size_t vs, size_t n, int per_element, size_t cap)
+{
+    unsigned char *host = gpt_malloc(n * 16 + 16);
+    o->es = es, o->vs = vs, o->n = n, o->cap = cap;
+    gpt_fill_random(GP_UINT32, host, n * 4 + 4, 0);
+    o->in = n ? gpt_buffer_from(o->ctx, host, n * es) : NULL;
+    gpt_fill_random(GP_UINT32, host, n * 4 + 4, 0);
+    o->vin = n && vs ? gpt_buffer_from(o->ctx, host, n * vs) : NULL;
+    memset(host, 0, n * 4 + 4);
+    o->dest = n && per_element ? (uint32_t *)gpt_buffer_from(o->ctx, host, n * 4) : NULL;
+    o->out = gpt_poisoned_buffer(o->ctx, cap * es + 16);
+    o->vout = vs ? gpt_poisoned_buffer(o->ctx, cap * vs + 16) : NULL;
+    o->got = o->from[0] = 12345;
+    free(host);
+}
+
+static void one_rank_free(one_rank *o)
+{
+    gpt_buffer_free(o->ctx, o->in);
+    gpt_buffer_free(o->ctx, o->vin);
+    gpt_buffer_free(o->ctx, o->dest);
+    gpt_buffer_free(o->ctx, o->out);
+    gpt_buffer_free(o->ctx, o->vout);
+}
+
+static gp_status one_rank_shuffle(one_rank *o)
+{
+    const size_t counts[1] = {o->n};
+    return gp_dist_shuffle(o->w.comm[0], o->es, o->in, o->vs, o->vin, o->n, o->dest, o->dest ? NULL : counts, o->out,
+                           o->vout, o->cap, &o->got, o->from);
+}
+
+/* The first bytes of buffer `got` equal gp_copy of `in` on the same context,
+ * and the rest of its `room` bytes are still poison. */
+static void expect_copy_of(gp_context *ctx, const void *in, const void *got, size_t bytes, size_t room)
+{
+    unsigned char *a = gpt_malloc(room + 1), *b = gpt_malloc(bytes + 1);
+    void *copy = gpt_buffer(ctx, bytes + 1);
+    if (bytes) {
+        GPT_OK(ctx, gp_copy(ctx, copy, in, bytes));
+        gpt_buffer_to(ctx, b, copy, bytes);
+    }
+    gpt_buffer_to(ctx, a, got, room);
+    if (memcmp(a, b, bytes)) fail_msg("one rank: the result is not the copy of the input (%zu bytes)", bytes);
+    gpt_expect_poison(a, bytes, room, "one rank: past the received count");
+    gpt_buffer_free(ctx, copy);
+    free(a), free(b);
+}
+
+static void one_rank_is_a_copy(void **state)
+{
+    static const size_t sizes[][2] = {{4, 0}, {8, 4}, {16, 8}, {4, 8}};
+    static const size_t totals[] = {0, 1, 33, 4099};
+    one_rank o;
+    size_t si, ti;
+    int per_element;
+    make_world(&o.w, backend_of(gpt_ctx(state)), 1, 0);
+    o.ctx = o.w.ctx[0];
+    for (si = 0; si < COUNT(sizes); si++)
+        for (ti = 0; ti < COUNT(totals); ti++)
+            for (per_element = 0; per_element < 2; per_element++) {
+                const size_t counts[1] = {totals[ti]};
+                one_rank_buffers(&o, sizes[si][0], sizes[si][1], totals[ti], per_element, totals[ti] + 3);
+                GPT_OK(o.ctx, gp_dist_shuffle_counts(o.w.comm[0], o.dest, o.dest ? NULL : counts, o.n, &o.got,
+                                                     o.from));
+                assert_int_equal(o.got, o.n);
+                assert_int_equal(o.from[0], o.n);
+                o.got = o.from[0] = 12345;
+                GPT_OK(o.ctx, one_rank_shuffle(&o));
+                assert_int_equal(o.got, o.n);
+                assert_int_equal(o.from[0], o.n);
+                expect_copy_of(o.ctx, o.in, o.out, o.n * o.es, o.cap * o.es + 16);
+                if (o.vs) expect_copy_of(o.ctx, o.vin, o.vout, o.n * o.vs, o.cap * o.vs + 16);
+                one_rank_free(&o);
+            }
+    free_world(&o.w);
+}
+
+/* The call failed with `want`, its detail naming `part`, nothing written. */
+static void expect_one_rank_refusal(one_rank *o, gp_status want, const char *part)
+{
+    EXPECT_STATUS(want, one_rank_shuffle(o));
+    expect_detail(o->ctx, part);
+    assert_int_equal(o->got, 12345);
+    assert_int_equal(o->from[0], 12345);
+    gpt_expect_untouched(o->ctx, o->out, o->cap * o->es + 16);
+    if (o->vs) gpt_expect_untouched(o->ctx, o->vout, o->cap * o->vs + 16);
+}
+
+static void one_rank_refuses(void **state)
+{
+    const size_t n = 1000;
+    const uint32_t bad[2] = {1, 0xffffffffu};
+    one_rank o;
+    int per_element;
+    make_world(&o.w, backend_of(gpt_ctx(state)), 1, 0);
+    o.ctx = o.w.ctx[0];
+    /* destinations outside the communicator: rank 1 last, and the largest */
+    one_rank_buffers(&o, 8, 4, n, 1, n);
+    GPT_OK(o.ctx, gp_upload(o.ctx, o.dest + n - 1, &bad[0], 4));
+    GPT_OK(o.ctx, gp_upload(o.ctx, o.dest + n / 2, &bad[1], 4));
+    expect_one_rank_refusal(&o, GP_ERROR_INVALID_ARGUMENT, "2 of the 1000 destinations in dest are not ranks");
+    EXPECT_STATUS(GP_ERROR_INVALID_ARGUMENT,
+                  gp_dist_shuffle_counts(o.w.comm[0], o.dest, NULL, n, &o.got, o.from));
+    expect_detail(o.ctx, "not ranks");
+    one_rank_free(&o);
+    for (per_element = 0; per_element < 2; per_element++) {
+        /* a capacity one short */
+        one_rank_buffers(&o, 4, 8, n, per_element, n - 1);
+        expect_one_rank_refusal(&o, GP_ERROR_INVALID_ARGUMENT, "capacity");
+        /* a bad argument: no input (refused before the capacity is looked at) */
+        gpt_buffer_free(o.ctx, o.in);
+        o.in = NULL;
+        expect_one_rank_refusal(&o, GP_ERROR_INVALID_ARGUMENT, "in");
+        one_rank_free(&o);
+        /* the communicator stays usable */
+        one_rank_buffers(&o, 4, 8, n, per_element, n);
+        GPT_OK(o.ctx, one_rank_shuffle(&o));
+        expect_copy_of(o.ctx, o.in, o.out, n * 4, n * 4 + 16);
+        one_rank_free(&o);
+    }
+    free_world(&o.w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +409,8 @@ int main(void)
         GPT_TEST_BOTH(capacity_too_small),
         GPT_TEST_BOTH(a_destination_outside_the_ranks),
         GPT_TEST_BOTH(a_missing_rank_times_out),
+        GPT_TEST_BOTH(one_rank_is_a_copy),
+        GPT_TEST_BOTH(one_rank_refuses),
     };
     gpt_seed_once();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,9 @@
  * empty at both ends; keys random, few distinct, all equal, special floats,
  * 90% one value, sorted, reverse sorted (ties decided by global index).
  * Then a rank rejecting its arguments, k above the global n, and ranks
- * disagreeing on k: every rank fails with its outputs untouched. */
+ * disagreeing on k: every rank fails with its outputs untouched.
+ * One rank (its shortcut): gp_top_k on the SAME context (CUDA against
+ * CUDA), every form, bit for bit; k above n refused with outputs untouched. */
 #include "dist_world.h"
 #include "dist_keys.h"
 
@@ -231,6 +233,70 @@ static void ranks_disagree_on_k(void **state)
     }
 }
 
+/* ---- one rank: the single-context call on the same context ---------------------- */
+
+static void check_one_rank(world *w, gp_dtype d, gp_sort_order order, int form, int dist, size_t n, size_t k)
+{
+    gp_context *ctx = w->ctx[0];
+    const size_t ks = gp_dtype_size(d), vs = vs_of(form), room = (k + 1) * 8 + 16;
+    const int indices = form == FORM_INDICES4 || form == FORM_INDICES8;
+    unsigned char *host = gpt_malloc(n * 8 + room), *want = gpt_malloc(room);
+    void *kin, *vin, *kref, *vref, *kout, *vout;
+    gp_status s;
+    fill_keys(d, host, n, dist);
+    kin = gpt_buffer_from(ctx, host, n * ks + 8);
+    gpt_fill_random(GP_UINT64, host, n, 0);
+    vin = indices ? NULL : gpt_buffer_from(ctx, host, n * 8 + 8);
+    kref = gpt_buffer(ctx, room), vref = gpt_buffer(ctx, room);
+    kout = gpt_poisoned_buffer(ctx, room), vout = gpt_poisoned_buffer(ctx, room);
+    s = gp_dist_top_k(w->comm[0], d, order, kin, n, k, kout, vs, vin, vs ? vout : NULL);
+    if (k > n) { /* refused, nothing written */
+        assert_int_equal(s, GP_ERROR_INVALID_ARGUMENT);
+        expect_detail(ctx, "global n");
+        gpt_expect_untouched(ctx, kout, room);
+        gpt_expect_untouched(ctx, vout, room);
+    } else {
+        if (s) fail_msg("one rank %s k %zu of %zu form %d: %s [%s]", gpt_dtype_name(d), k, n, form,
+                        gp_status_string(s), gp_context_last_error(ctx));
+        GPT_OK(ctx, gp_top_k(ctx, d, order, kin, n, k, kref, vs, vin, vs ? vref : NULL));
+        gpt_buffer_to(ctx, want, kref, k * ks);
+        gpt_buffer_to(ctx, host, kout, room);
+        if (memcmp(host, want, k * ks))
+            fail_msg("one rank: keys differ from gp_top_k: %s %s form %d dist %d n %zu k %zu", gpt_dtype_name(d),
+                     order == GP_SORT_ASCENDING ? "asc" : "desc", form, dist, n, k);
+        gpt_expect_poison(host, k * ks, room, "one rank: keys past k");
+        gpt_buffer_to(ctx, want, vref, k * vs);
+        gpt_buffer_to(ctx, host, vout, room);
+        if (memcmp(host, want, k * vs))
+            fail_msg("one rank: values differ from gp_top_k: %s form %d dist %d n %zu k %zu", gpt_dtype_name(d),
+                     form, dist, n, k);
+        gpt_expect_poison(host, k * vs, room, "one rank: values past k");
+    }
+    gpt_buffer_free(ctx, kin), gpt_buffer_free(ctx, vin), gpt_buffer_free(ctx, kref), gpt_buffer_free(ctx, vref);
+    gpt_buffer_free(ctx, kout), gpt_buffer_free(ctx, vout);
+    free(host), free(want);
+}
+
+static void one_rank_matches_the_context_itself(void **state)
+{
+    static const size_t totals[] = {1, 37, 5001};
+    world w;
+    int di, oi, dist, ti;
+    make_world(&w, backend_of(gpt_ctx(state)), 1, 0);
+    for (di = 0; di < (int)COUNT(gpk_dtypes); di++)
+        for (oi = 0; oi < 2; oi++)
+            for (dist = 0; dist < NDISTS; dist++)
+                for (ti = 0; ti < (int)COUNT(totals); ti++) {
+                    const size_t n = totals[ti], ks[4] = {1, n / 2 + 1, n, n + 1};
+                    const int pick = di + oi + dist + ti;
+                    check_one_rank(&w, gpk_dtypes[di], oi ? GP_SORT_DESCENDING : GP_SORT_ASCENDING, pick % NFORMS,
+                                   dist, n, ks[pick % 4]);
+                    check_one_rank(&w, gpk_dtypes[di], oi ? GP_SORT_DESCENDING : GP_SORT_ASCENDING,
+                                   (pick + 1) % NFORMS, dist, n, ks[(pick + 1) % 4]);
+                }
+    free_world(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +304,7 @@ int main(void)
         GPT_TEST_BOTH(a_rank_rejects_its_arguments),
         GPT_TEST_BOTH(k_above_the_global_n),
         GPT_TEST_BOTH(ranks_disagree_on_k),
+        GPT_TEST_BOTH(one_rank_matches_the_context_itself),
     };
     int failed;
     gpt_seed_once();

@@ -207,7 +207,9 @@ GP_API gp_status gp_dist_laplacian_2d(gp_comm *comm, gp_dtype dtype, gp_boundary
  * grouped ncclSend/ncclRecv; CPU ranks copy through host memory).
  * Cost: one record exchange, one all-gather of p counts a rank, one group
  * of up to 2(p-1) transfers a rank; per element routing adds a local sort
- * pass over the destinations and a gather of elements and values. */
+ * pass over the destinations and a gather of elements and values. On one
+ * rank: the record exchange and a copy; per element routing adds one pass
+ * over dest (every destination must be 0), nothing is sorted. */
 GP_API gp_status gp_dist_shuffle_counts(gp_comm *comm, const uint32_t *dest, const size_t *send_counts_host, size_t n,
                                         size_t *recv_count_host, size_t *source_counts_host);
 GP_API gp_status gp_dist_shuffle(gp_comm *comm, size_t elem_size, const void *in, size_t value_size,
@@ -229,7 +231,7 @@ GP_API gp_status gp_dist_shuffle(gp_comm *comm, size_t elem_size, const void *in
  * key's GLOBAL input position as uint64 (value_size 8 only).
  * How: a stable local sort, exact splitters by a distributed bisection on
  * key images (at most ceil(w/4) + 1 small all-gathers for keys of w sorted
- * bits, each of 15(p-1) + 1 counts a rank), one all-to-all exchange, and a
+ * bits, each of 15(p-1) + 2 counts a rank), one all-to-all exchange, and a
  * stable local sort of the p received runs. Exact splitters make skew (all
  * keys equal, one rank holding everything) harmless. Scratch kept by the
  * communicator: about n x (2 x (key + value size) + 8) bytes a rank.
@@ -321,7 +323,9 @@ GP_API gp_status gp_dist_histogram_range(gp_comm *comm, gp_dtype dtype, const vo
  * 15(p-1) + 2 counts a rank), so every copy of a key goes to one rank; one
  * all-to-all exchange of the aggregated entries (a second one for the
  * lengths); a stable local sort of the p received runs and the final
- * reduce-by-key; one small exchange of the counts; a copy out. Skew is
+ * reduce-by-key; one small exchange of the counts; a copy out. On one
+ * rank the local sort and reduce-by-key (unique) are the result: the
+ * record exchange, then the capacity check and the copy out. Skew is
  * harmless to the exchange: a key crosses the links at most once per rank
  * that holds it, however many times it occurs. Scratch kept by the
  * communicator: about n x (2 x key + value + 16) bytes plus, for the r
@@ -355,7 +359,8 @@ GP_API gp_status gp_dist_unique(gp_comm *comm, gp_dtype dtype, const void *in, s
  * candidates (one group of point-to-point transfers: each rank sends its
  * candidates to every rank), and gp_top_k over the at most p x k
  * candidates on every rank. Scratch kept by the communicator: about
- * (p + 1) x k x (key + 8) bytes. Synchronizes (the verdicts); a failure in
+ * (p + 1) x k x (key + 8) bytes. On one rank: the record exchange, then
+ * gp_top_k on the shard into the outputs (no scratch). Synchronizes (the verdicts); a failure in
  * the final selection is reported by every rank, outputs then
  * unspecified. */
 GP_API gp_status gp_dist_top_k(gp_comm *comm, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,

@@ -172,6 +172,12 @@ typedef struct gpi_dist_call {
 
 gp_status gpi_dist_call_run(gp_comm *comm, const gpi_dist_call *call, void *arg);
 
+/* A communicator of one rank. There a distributed call is its
+ * single-context call plus the verdict exchange: the calls that would
+ * trade more (the shuffle, the group-by and unique, top-k, the sort) take
+ * a shortcut on this test, with the same checks and results bit for bit. */
+static inline int gpi_dist_one_rank(const gp_comm *comm) { return comm->size == 1; }
+
 /* A 64-bit hash (FNV-1a) of `bytes` bytes: arguments that must agree and do
  * not fit args[] (stencil weights) travel as this. */
 uint64_t gpi_dist_digest(const void *p, size_t bytes);
@@ -213,21 +219,30 @@ gp_status gpi_dist_agree_step(gp_comm *comm, const char *fn, const char *what, g
 /* Round up to 256 bytes: the scratch regions' alignment. */
 static inline size_t gpi_round256(size_t x) { return (x + 255) & ~(size_t)255; }
 
-/* ---- key-range splitters (splitters.c) --------------------------------------------
- * For calls that must send every copy of a key to ONE rank (group-by,
- * unique): rank d receives the keys whose search image lies in
- * [v_d, v_{d+1}), v_0 = 0 and v_p past every image, where v_b is the image
- * of the element at global position floor(b * total / p) of the ranks'
- * images merged (each rank's ascending). A rank then receives at most
- * total / p + (the copies of one image) + 1 elements. Found by the sort's
- * multiway bisection on image values (16-way, at most ceil(w / 4) rounds
- * for w-bit images, plus one for the final counts), every rank computing
- * the same count matrix. */
+/* ---- splitters by bisection on key images (splitters.c) ---------------------------
+ * Every rank holds n search images, ascending (backend memory); `total`
+ * in all. For boundaries b = 1 .. p-1 (bound[b], non-decreasing, set by
+ * the caller), v_b is the smallest image with more than bound[b] of all
+ * the ranks' images at or below it. A multiway bisection on image values
+ * finds every v_b at once (16-way, at most ceil(w / 4) rounds for w-bit
+ * images, one small all-gather each); the caller's last round
+ * (gpi_key_split_count) then counts every rank's images around each v_b,
+ * and from those counts every rank computes the same count matrix.
+ *   - The sort (split by count): bound[b] = the elements of ranks before b;
+ *     rank q's range b starts below v_b plus its share of v_b's copies, in
+ *     source-rank order (sort.c).
+ *   - The group-by and unique (every copy of a key to ONE rank,
+ *     gpi_key_split_run): bound[b] = floor(b * total / p); range b starts
+ *     at v_b, so a rank receives at most total / p + (the copies of one
+ *     image) + 1 elements. */
 typedef struct gpi_key_split {
-    uint64_t *needles, *positions; /* backend: slots and 2 x slots uint64 */
+    uint64_t *needles, *positions; /* backend: 15 (p - 1) uint64 each */
     void *host;                    /* one block for the host arrays below */
-    uint64_t *row, *rows, *cand, *lo, *hi, *bound, *lower;
+    uint64_t *row, *rows, *cand, *lo, *hi;
+    uint64_t *bound;               /* p + 1 entries: the caller's boundaries */
+    uint64_t *lower;               /* p x (p + 1): where rank q's range d begins, at [q * (p + 1) + d] */
     unsigned *m;
+    gp_status local;               /* this rank's failure not yet reported */
 } gpi_key_split;
 
 /* Backend bytes the splitters need (256-byte multiples) for size ranks. */
@@ -235,18 +250,34 @@ size_t gpi_key_split_backend_bytes(int size);
 /* Host arrays and the backend regions (from `backend`, of the size above). */
 gp_status gpi_key_split_init(gp_comm *comm, const char *fn, gpi_key_split *sp, void *backend);
 void gpi_key_split_free(gpi_key_split *sp);
-/* matrix[q * p + d]: the elements rank q sends rank d, from the `n`
- * ascending images of this rank (backend memory) and the ranks' `total`.
- * maxv: the largest image; no_start: an image no range may start at (its
- * elements then join the range of the image just below, for keys that
- * are equal with distinct images: +0.0 after -0.0), 0 for none. `local`:
- * this rank's status so far, reported to all at the first round. */
+/* The bisection: sp->lo[b] = v_b for every b with bound[b] < total. maxv:
+ * the largest image. `local`: this rank's status so far, reported to
+ * every rank at the first round (of the bisection, or when it needs none,
+ * the caller's last). */
+gp_status gpi_key_split_bisect(gp_comm *comm, const char *fn, gpi_key_split *sp, const uint64_t *images, size_t n,
+                               uint64_t total, uint64_t maxv, gp_status local);
+/* One round: every rank counts its images below the first `nlower` of
+ * the `count` needles in sp->cand, and at or below the rest; every rank
+ * fails when one did. */
+gp_status gpi_key_split_count(gp_comm *comm, const char *fn, gpi_key_split *sp, const uint64_t *images, size_t n,
+                              size_t count, size_t nlower);
+/* Rank q's counts of the last round. */
+const uint64_t *gpi_key_split_counts(const gp_comm *comm, const gpi_key_split *sp, int q);
+/* matrix[q * p + d] = the elements rank q sends rank d, from sp->lower. */
+void gpi_key_split_matrix(const gp_comm *comm, const gpi_key_split *sp, uint64_t *matrix);
+/* The group-by's splitters: bisection and last round into matrix.
+ * no_start: an image no range may start at (its elements then join the
+ * range of the image just below, for keys that are equal with distinct
+ * images: +0.0 after -0.0), 0 for none. */
 gp_status gpi_key_split_run(gp_comm *comm, const char *fn, gpi_key_split *sp, const uint64_t *images, size_t n,
                             uint64_t total, uint64_t maxv, uint64_t no_start, gp_status local, uint64_t *matrix);
 
-/* Search images (gp_sort's ascending key order over all bits) of n keys
- * in backend memory, as uint64 into `out` (backend). */
-gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, const void *keys, size_t n, uint64_t *out);
+/* Search images of n keys in backend memory, as uint64 into `out`
+ * (backend): gp_sort's key order restricted to bits [begin_bit, end_bit),
+ * complemented when descending, so that they ascend along a sorted run.
+ * Asynchronous. */
+gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, int descending, const void *keys, size_t n,
+                              int begin_bit, int end_bit, uint64_t *out);
 
 /* ---- the all-to-all exchange (shuffle.c), shared with the sort (sort.c) -------- */
 /* Move grouped data: counts[q * size + d] elements go from rank q to rank
@@ -255,13 +286,11 @@ gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, const void *keys,
  * value_size != 0, in `values`; it receives column `rank` in source order
  * at the start of `out` / `values_out`. ops: room for 4 * size entries
  * (allocated before the verdicts, so nothing here allocates). Queued on
- * the context's stream (CUDA); complete on return (CPU). */
+ * the context's stream (CUDA); complete on return (CPU). One rank: a copy. */
 gp_status gpi_shuffle_move(gp_comm *comm, size_t elem_size, const void *in, size_t value_size, const void *values,
                            const uint64_t *counts, void *out, void *values_out, gpi_p2p *ops);
 
-/* Search images of n sorted keys (the distributed sort, see dist_image.cu):
- * the order image restricted to [begin_bit, end_bit), complemented when
- * descending, as uint64 into out (backend memory). Asynchronous. */
+/* gpi_dist_key_images on a CUDA context (dist_image.cu). */
 gp_status gpi_cuda_dist_images(gp_context *ctx, gp_dtype key_dtype, int descending, const void *keys, size_t n,
                                int begin_bit, int end_bit, uint64_t *out);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* comm/dist_util.c - small pieces the histogram, group-by, unique and top-k
- * share: a scratch that grows behind what it holds, a verdict round inside
- * a call, and the key images. */
+/* comm/dist_util.c - small pieces the distributed calls share: a scratch
+ * that grows behind what it holds, a verdict round inside a call, and the
+ * key images the splitters bisect on (the sort, the group-by). */
 #include "comm_internal.h"
 
 #include <string.h>
@@ -37,16 +37,20 @@ gp_status gpi_dist_agree_step(gp_comm *comm, const char *fn, const char *what, g
     return GP_SUCCESS;
 }
 
-gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, const void *keys, size_t n, uint64_t *out)
+gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, int descending, const void *keys, size_t n,
+                              int begin_bit, int end_bit, uint64_t *out)
 {
-    const int bits = (int)(8 * gp_dtype_size(dtype));
+    const size_t ks = gp_dtype_size(dtype);
+    const int width = end_bit - begin_bit;
+    const uint64_t mask = width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1), flip = descending ? mask : 0;
     size_t i;
     if (n == 0) return GP_SUCCESS;
-    if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_dist_images(ctx, dtype, 0, keys, n, 0, bits, out);
+    if (ctx->backend == GP_BACKEND_CUDA)
+        return gpi_cuda_dist_images(ctx, dtype, descending, keys, n, begin_bit, end_bit, out);
     for (i = 0; i < n; i++) {
-        const unsigned char *k = (const unsigned char *)keys + i * (size_t)(bits / 8);
+        const unsigned char *k = (const unsigned char *)keys + i * ks;
         uint64_t img;
-        if (bits == 32) {
+        if (ks == 4) {
             uint32_t b;
             memcpy(&b, k, 4);
             if (dtype == GP_INT32) b ^= 0x80000000u;
@@ -57,7 +61,7 @@ gp_status gpi_dist_key_images(gp_context *ctx, gp_dtype dtype, const void *keys,
             if (dtype == GP_INT64) img ^= (uint64_t)1 << 63;
             else if (dtype == GP_FLOAT64) img = gpi_f64_image(img);
         }
-        out[i] = img;
+        out[i] = ((img >> begin_bit) & mask) ^ flip;
     }
     return GP_SUCCESS;
 }

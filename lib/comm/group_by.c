@@ -17,7 +17,11 @@
  *          every rank fails before any output is written; else each copies
  *          its result out.
  * Keys travel once, already aggregated: a key held by every rank crosses
- * the links at most p times whatever its multiplicity. */
+ * the links at most p times whatever its multiplicity.
+ * One rank: the local pre-aggregation is the result (it is the
+ * single-context call: a stable sort, then the reduce); after the verdicts
+ * only the capacity check and the copy out remain (no images, splitters,
+ * exchange or final reduce). */
 #include "comm_internal.h"
 
 #include <gpuprim/permute.h>
@@ -85,7 +89,7 @@ static gp_status check_args(gp_context *ctx, const group_args *a)
     return GP_SUCCESS;
 }
 
-/* The local pre-aggregation into scratch region A. */
+/* The local pre-aggregation into scratch region A (keys at its start). */
 static gp_status aggregate(gp_comm *comm, group_args *a, unsigned char *base)
 {
     gp_context *ctx = comm->ctx;
@@ -104,8 +108,7 @@ static gp_status aggregate(gp_comm *comm, group_args *a, unsigned char *base)
             return s;
         s = gp_reduce_by_key(ctx, a->kd, a->vd, a->op, sk, sv, a->n, sk, sv, a->lengths_out ? sl : NULL, &a->u);
     }
-    if (s) return s;
-    return gpi_dist_key_images(ctx, a->kd, sk, a->u, (uint64_t *)(base + a->off_img));
+    return s;
 }
 
 static gp_status group_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_backend_part *part)
@@ -121,16 +124,18 @@ static gp_status group_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_b
     a->off_sl = a->off_sv + gpi_round256(n * a->vs);
     a->off_img = a->off_sl + (a->lengths_out ? gpi_round256(n * 8) : 0);
     a->off_split = a->off_img + gpi_round256(n * 8);
-    a->bytes_a = a->off_split + gpi_key_split_backend_bytes(comm->size);
+    /* One rank needs the aggregation's regions only. */
+    a->bytes_a = gpi_dist_one_rank(comm) ? a->off_img : a->off_split + gpi_key_split_backend_bytes(comm->size);
     if ((s = gpi_comm_scratch(comm, a->bytes_a, (void **)&base))) return s;
+    if ((s = aggregate(comm, a, base))) return s;
+    mine->count = a->u;
+    if (gpi_dist_one_rank(comm)) return GP_SUCCESS;
     if ((s = gpi_key_split_init(comm, a->fn, &a->split, base + a->off_split))) return s;
     a->matrix = (uint64_t *)calloc(p * p + 3 * p, sizeof *a->matrix);
     a->ops = (gpi_p2p *)calloc(4 * p, sizeof *a->ops);
     if (!a->matrix || !a->ops) return gpi_error(comm->ctx, GP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", a->fn);
     a->row = a->matrix + p * p;
-    if ((s = aggregate(comm, a, base))) return s;
-    mine->count = a->u;
-    return GP_SUCCESS;
+    return gpi_dist_key_images(comm->ctx, a->kd, 0, base, a->u, 0, (int)(8 * a->ks), (uint64_t *)(base + a->off_img));
 }
 
 /* The image +0.0 has (after -0.0's): no key range may start there. */
@@ -171,6 +176,29 @@ static gp_status finish(gp_comm *comm, group_args *a, size_t r, unsigned char *r
     return c2 == *c ? GP_SUCCESS : gpi_error(ctx, GP_ERROR_INTERNAL, "%s: group counts differ", a->fn);
 }
 
+/* This rank's c results are more than its capacity. */
+static gp_status over_capacity(gp_comm *comm, const group_args *a, uint64_t c)
+{
+    return gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT,
+                     "%s: capacity %zu, but %llu results fall on this rank; nothing was written", a->fn, a->capacity,
+                     (unsigned long long)c);
+}
+
+/* The c results (keys, values, lengths in scratch) into the outputs, and
+ * the counts. */
+static gp_status copy_out(gp_comm *comm, group_args *a, const unsigned char *k, const unsigned char *v,
+                          const uint64_t *l, size_t c, uint64_t offset, uint64_t total)
+{
+    gp_status s;
+    if ((s = gpi_copy(comm->ctx, a->keys_out, k, c * a->ks, 2))) return s;
+    if (a->vs && (s = gpi_copy(comm->ctx, a->values_out, v, c * a->vs, 2))) return s;
+    if (a->lengths_out && (s = gpi_copy(comm->ctx, a->lengths_out, l, c * 8, 2))) return s;
+    a->count->local = c;
+    a->count->offset = offset;
+    a->count->total = total;
+    return GP_SUCCESS;
+}
+
 static gp_status group_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, size_t *found)
 {
     group_args *a = (group_args *)arg;
@@ -182,8 +210,12 @@ static gp_status group_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, si
     gp_status s;
     int q;
     (void)found;
-    for (q = 0; q < p; q++) total += all[q].count;
     base = (unsigned char *)comm->scratch;
+    if (gpi_dist_one_rank(comm)) { /* the aggregation is the result */
+        if (a->u > a->capacity) return over_capacity(comm, a, a->u);
+        return copy_out(comm, a, base, base + a->off_sv, (const uint64_t *)(base + a->off_sl), a->u, 0, a->u);
+    }
+    for (q = 0; q < p; q++) total += all[q].count;
     s = gpi_key_split_run(comm, a->fn, &a->split, (const uint64_t *)(base + a->off_img), a->u, total,
                           ks == 4 ? 0xffffffffull : ~(uint64_t)0, zero_image(a->kd), GP_SUCCESS, a->matrix);
     if (s) return s;
@@ -220,10 +252,7 @@ static gp_status group_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, si
         for (q = 0; q < p; q++) {
             const uint64_t got = a->row[3 * q + 1], room = a->row[3 * q + 2];
             if (got <= room) continue;
-            if (q == me)
-                return gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT,
-                                 "%s: capacity %zu, but %llu results fall on this rank; nothing was written", a->fn,
-                                 a->capacity, (unsigned long long)got);
+            if (q == me) return over_capacity(comm, a, got);
             return gpi_error(comm->ctx, GP_ERROR_COMM,
                              "%s: rank %d's capacity (%llu) cannot hold its %llu results; nothing was written", a->fn,
                              q, (unsigned long long)room, (unsigned long long)got);
@@ -233,13 +262,7 @@ static gp_status group_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, si
             sum += a->row[3 * q + 1];
         }
     }
-    if ((s = gpi_copy(comm->ctx, a->keys_out, base + off_fk, c * ks, 2))) return s;
-    if (vs && (s = gpi_copy(comm->ctx, a->values_out, base + off_fv, c * vs, 2))) return s;
-    if (ls && (s = gpi_copy(comm->ctx, a->lengths_out, base + off_fl, c * 8, 2))) return s;
-    a->count->local = c;
-    a->count->offset = offset;
-    a->count->total = sum;
-    return GP_SUCCESS;
+    return copy_out(comm, a, base + off_fk, base + off_fv, (const uint64_t *)(base + off_fl), c, offset, sum);
 }
 
 static gp_status group_call(gp_comm *comm, group_args *a)

@@ -18,7 +18,10 @@
  *           moves; then one group of point-to-point transfers (NCCL send
  *           and receive on CUDA, the host hub on CPU ranks).
  * Received groups land in source-rank order, each in its sender's order:
- * stable within a source. */
+ * stable within a source.
+ * One rank: every destination must be 0 (one pass over dest, a max), the
+ * elements are then already grouped, no count row is exchanged and the
+ * "transfer" is a copy: the verdicts and the capacity check, then a copy. */
 #include "comm_internal.h"
 
 #include <gpuprim/histogram.h>
@@ -77,6 +80,20 @@ static gp_status count_destinations(gp_comm *comm, shuffle_args *a, uint64_t *co
                          "%s: %llu of the %zu destinations in dest are not ranks (0..%d)", a->fn,
                          (unsigned long long)(a->n - sum), a->n, comm->size - 1);
     return GP_SUCCESS;
+}
+
+/* One rank: every destination must be 0. A max over dest finds out; only
+ * when it is not 0 are the destinations counted, for the message. */
+static gp_status check_one_destination(gp_comm *comm, shuffle_args *a)
+{
+    uint32_t most = 0;
+    void *counts_dev = NULL;
+    gp_status s;
+    if (a->n == 0) return GP_SUCCESS;
+    if ((s = gp_reduce(comm->ctx, GP_UINT32, GP_OP_MAX, a->dest, a->n, &most))) return s;
+    if (most == 0) return GP_SUCCESS;
+    if ((s = gpi_comm_scratch(comm, 8, &counts_dev))) return s;
+    return count_destinations(comm, a, (uint64_t *)counts_dev);
 }
 
 /* Group the elements (and values) by destination into scratch, stably. */
@@ -161,15 +178,21 @@ static gp_status shuffle_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi
     a->ops = (gpi_p2p *)calloc(4 * p, sizeof *a->ops);
     if (!a->row || !a->ops) return gpi_error(comm->ctx, GP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", a->fn);
     a->matrix = a->row + p;
+    if (a->send_counts_host || gpi_dist_one_rank(comm)) { /* sent as they lie */
+        a->grouped = a->in;
+        a->grouped_values = a->values_in;
+    }
     if (a->send_counts_host) {
         uint64_t sum = 0;
         for (d = 0; d < comm->size; d++) sum += (a->row[d] = a->send_counts_host[d]);
         if (sum != n)
             return gpi_error(comm->ctx, GP_ERROR_INVALID_ARGUMENT,
                              "%s: send_counts_host sums to %llu, not n = %zu", a->fn, (unsigned long long)sum, n);
-        a->grouped = a->in;
-        a->grouped_values = a->values_in;
         return GP_SUCCESS;
+    }
+    if (gpi_dist_one_rank(comm)) {
+        a->row[0] = n;
+        return check_one_destination(comm, a);
     }
     {
         /* Scratch: the destination counts, and for the exchange the sorted
@@ -190,6 +213,11 @@ gp_status gpi_shuffle_move(gp_comm *comm, size_t elem_size, const void *in, size
     const int p = comm->size, me = comm->rank;
     uint64_t sent = 0, got = 0;
     int d, nops = 0;
+    if (gpi_dist_one_rank(comm)) { /* to itself: a copy */
+        gp_status s = gpi_copy(comm->ctx, out, in, (size_t)counts[0] * elem_size, 2);
+        if (!s && value_size) s = gpi_copy(comm->ctx, values_out, values, (size_t)counts[0] * value_size, 2);
+        return s;
+    }
     for (d = 0; d < p; d++) { /* the groups to each destination, in rank order */
         const uint64_t c = counts[(size_t)me * p + d];
         if (c) {
@@ -219,7 +247,10 @@ static gp_status shuffle_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, 
     int q, d;
     gp_status s;
     (void)found;
-    if ((s = gpi_comm_allgather(comm, a->row, NULL, (size_t)p * sizeof *a->row, a->matrix))) return s;
+    if (gpi_dist_one_rank(comm)) /* the matrix is this rank's row */
+        memcpy(a->matrix, a->row, sizeof *a->row);
+    else if ((s = gpi_comm_allgather(comm, a->row, NULL, (size_t)p * sizeof *a->row, a->matrix)))
+        return s;
     /* Every rank sees the same matrix and capacities: all fail here
      * together, or none does. */
     if (!a->counts_only)

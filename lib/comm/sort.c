@@ -11,16 +11,17 @@
  *      gp_sort_keys) and takes each sorted key's search image: its order
  *      image within the bit range, complemented when descending, as uint64
  *      (non-decreasing along the sorted shard).
- *   2. Splitters, by a distributed multiway bisection on image values: for
- *      every boundary B at once, each round proposes 15 images splitting
- *      the boundary's interval into 16, each rank counts its keys at or
- *      below each (gp_upper_bound on its images), one all-gather sums the
- *      counts, and the interval shrinks to the sixteenth that holds v*, the
- *      image of the element at global position B. At most ceil(w / 4)
- *      rounds for w bits of image, then one round for the exact lower and
- *      upper counts of v* on every rank. The ranks' elements equal to v*
- *      split in source-rank order, so the splitters are exact elements,
- *      (key, global index): skew (all keys equal, one rank holding all) is
+ *   2. Splitters, by the distributed multiway bisection on image values
+ *      that the group-by shares (splitters.c): for every boundary B at
+ *      once, each round proposes 15 images splitting the boundary's
+ *      interval into 16, each rank counts its keys at or below each
+ *      (gp_upper_bound on its images), one all-gather sums the counts, and
+ *      the interval shrinks to the sixteenth that holds v*, the image of
+ *      the element at global position B. At most ceil(w / 4) rounds for w
+ *      bits of image, then one round for the exact lower and upper counts
+ *      of v* on every rank. The ranks' elements equal to v* split in
+ *      source-rank order, so the splitters are exact elements, (key,
+ *      global index): skew (all keys equal, one rank holding all) is
  *      harmless. Every rank computes the same count matrix.
  *   3. The shuffle (gpi_shuffle_move): one group of point-to-point
  *      transfers.
@@ -31,12 +32,8 @@
  * sorted shard, the received runs, the images), kept by the communicator. */
 #include "comm_internal.h"
 
-#include <gpuprim/search.h>
-
 #include <stdlib.h>
 #include <string.h>
-
-#define FANOUT 16 /* each bisection round splits an interval into this many */
 
 typedef struct sort_args {
     const char *fn;
@@ -51,10 +48,10 @@ typedef struct sort_args {
     int begin_bit, end_bit;
     /* made by the check */
     unsigned char *sk, *sv, *rk, *rv; /* sorted shard, received runs (keys, values) */
-    uint64_t *images, *needles, *positions;
-    void *host;                       /* one block for the host arrays below */
-    uint64_t *row, *rows, *cand, *lo, *hi, *bound, *matrix, *splits;
-    unsigned *m;
+    uint64_t *images;
+    gpi_key_split split;
+    void *host;                       /* one block for the matrix and the transfers */
+    uint64_t *matrix;
     gpi_p2p *ops;
 } sort_args;
 
@@ -81,192 +78,78 @@ static gp_status check_args(gp_context *ctx, const sort_args *a)
                                          vs, vbytes);
 }
 
-/* Needles a round proposes: (p - 1) boundaries x (FANOUT - 1), the row
- * exchanged: a status, then as many counts. */
-static size_t slots(const gp_comm *comm) { return (size_t)(comm->size - 1) * (FANOUT - 1); }
-
 static gp_status sort_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_backend_part *part)
 {
     sort_args *a = (sort_args *)arg;
     const size_t n = a->n, ks = gp_dtype_size(a->dtype), vs = a->value_size, p = (size_t)comm->size;
-    const size_t k = slots(comm), row = 1 + k;
     size_t bytes;
     unsigned char *base;
     gp_status s;
     (void)part;
     mine->n = n;
     if ((s = check_args(comm->ctx, a))) return s;
-    if (p == 1) return GP_SUCCESS; /* sorted in place of the exchange: no scratch */
+    if (gpi_dist_one_rank(comm)) return GP_SUCCESS; /* sorted in place of the exchange: no scratch */
     /* Backend scratch and host arrays now, so that nothing fails for want
      * of memory once the verdicts are out. */
-    bytes = 2 * round_up(n * ks) + 2 * round_up(n * vs) + round_up(n * 8) + 2 * round_up(k * 8);
+    bytes = 2 * round_up(n * ks) + 2 * round_up(n * vs) + round_up(n * 8) + gpi_key_split_backend_bytes(comm->size);
     if ((s = gpi_comm_scratch(comm, bytes, (void **)&base))) return s;
     a->sk = base;
     a->sv = a->sk + round_up(n * ks);
     a->rk = a->sv + round_up(n * vs);
     a->rv = a->rk + round_up(n * ks);
     a->images = (uint64_t *)(a->rv + round_up(n * vs));
-    a->needles = (uint64_t *)((unsigned char *)a->images + round_up(n * 8));
-    a->positions = (uint64_t *)((unsigned char *)a->needles + round_up(k * 8));
-    a->host = calloc(1, (row + p * row + k + 3 * p + 1 + p * p + p * (p + 1)) * 8 + p * sizeof(unsigned) +
-                            4 * p * sizeof(gpi_p2p));
+    if ((s = gpi_key_split_init(comm, a->fn, &a->split, (unsigned char *)a->images + round_up(n * 8)))) return s;
+    a->host = calloc(1, p * p * 8 + 4 * p * sizeof(gpi_p2p));
     if (!a->host) return gpi_error(comm->ctx, GP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", a->fn);
-    a->row = (uint64_t *)a->host;
-    a->rows = a->row + row;
-    a->cand = a->rows + p * row;
-    a->lo = a->cand + k;
-    a->hi = a->lo + p;
-    a->bound = a->hi + p;
-    a->matrix = a->bound + p + 1;
-    a->splits = a->matrix + p * p;
-    a->ops = (gpi_p2p *)(a->splits + p * (p + 1));
-    a->m = (unsigned *)(a->ops + 4 * p);
+    a->matrix = (uint64_t *)a->host;
+    a->ops = (gpi_p2p *)(a->matrix + p * p);
     return GP_SUCCESS;
 }
 
-/* Search images of the sorted shard. */
-static gp_status images(gp_comm *comm, sort_args *a)
-{
-    const int width = a->end_bit - a->begin_bit, desc = a->order == GP_SORT_DESCENDING;
-    const uint64_t mask = width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1), flip = desc ? mask : 0;
-    size_t i;
-    if (comm->ctx->backend == GP_BACKEND_CUDA)
-        return gpi_cuda_dist_images(comm->ctx, a->dtype, desc, a->sk, a->n, a->begin_bit, a->end_bit, a->images);
-    for (i = 0; i < a->n; i++) {
-        uint64_t img;
-        if (gp_dtype_size(a->dtype) == 4) {
-            uint32_t b;
-            memcpy(&b, a->sk + 4 * i, 4);
-            if (a->dtype == GP_INT32) b ^= 0x80000000u;
-            else if (a->dtype == GP_FLOAT32) b = gpi_f32_image(b);
-            img = b;
-        } else {
-            memcpy(&img, a->sk + 8 * i, 8);
-            if (a->dtype == GP_INT64) img ^= (uint64_t)1 << 63;
-            else if (a->dtype == GP_FLOAT64) img = gpi_f64_image(img);
-        }
-        a->images[i] = ((img >> a->begin_bit) & mask) ^ flip;
-    }
-    return GP_SUCCESS;
-}
-
-/* One exchange of counts: this rank counts its images below (lower) and
- * at or below (upper) each of `count` needles (a->cand), both when `both`
- * (lower counts first), else upper only; a->rows[q * (1 + slots) + 1 + j]
- * is then rank q's count j. Each row starts with its rank's status: every
- * rank fails when one did (`local`: a failure before the round). */
-static gp_status count_round(gp_comm *comm, sort_args *a, size_t count, int both, gp_status local)
-{
-    const size_t row = 1 + slots(comm), out = both ? 2 * count : count;
-    gp_context *ctx = comm->ctx;
-    gp_status s = local;
-    int q;
-    if (!s) s = gpi_copy(ctx, a->needles, a->cand, count * 8, 0);
-    if (!s && both)
-        s = gp_lower_bound(ctx, GP_UINT64, GP_SORT_ASCENDING, a->images, a->n, a->needles, count, a->positions);
-    if (!s)
-        s = gp_upper_bound(ctx, GP_UINT64, GP_SORT_ASCENDING, a->images, a->n, a->needles, count,
-                           a->positions + (both ? count : 0));
-    if (!s) s = gpi_copy(ctx, a->row + 1, a->positions, out * 8, 1);
-    a->row[0] = (uint64_t)s;
-    if ((s = gpi_comm_allgather(comm, a->row, NULL, row * 8, a->rows))) return s;
-    if (a->row[0]) return (gp_status)a->row[0];
-    for (q = 0; q < comm->size; q++)
-        if (a->rows[(size_t)q * row])
-            return gpi_error(comm->ctx, GP_ERROR_COMM, "%s: rank %d failed (%s) while choosing splitters", a->fn, q,
-                             gp_status_string((gp_status)a->rows[(size_t)q * row]));
-    return GP_SUCCESS;
-}
-
-/* The sum over ranks of count j of the last round. */
-static uint64_t count_sum(const gp_comm *comm, const sort_args *a, size_t j)
-{
-    const size_t row = 1 + slots(comm);
-    uint64_t sum = 0;
-    int q;
-    for (q = 0; q < comm->size; q++) sum += a->rows[(size_t)q * row + 1 + j];
-    return sum;
-}
-
-/* Step 2: a->matrix[q * p + d], the elements rank q sends rank d. `local`:
- * this rank's status so far (every rank learns of it at the first round). */
+/* Step 2: a->matrix[q * p + d], the elements rank q sends rank d: rank q's
+ * range b begins after its elements below v_b and its share of the copies
+ * of v_b, shared out in source-rank order (exact splitters). `local`: this
+ * rank's status so far (every rank learns of it at the first round). */
 static gp_status splitters(gp_comm *comm, sort_args *a, const gpi_dist_rec *all, gp_status local)
 {
+    gpi_key_split *sp = &a->split;
     const int p = comm->size, width = a->end_bit - a->begin_bit;
     const uint64_t maxv = width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
-    const size_t row = 1 + slots(comm), p1 = (size_t)p + 1;
+    const size_t p1 = (size_t)p + 1;
     uint64_t total = 0;
-    int b, q, rounds = 0;
+    int b, q;
     gp_status s;
     for (q = 0; q < p; q++) {
-        a->bound[q] = total;
+        sp->bound[q] = total;
         total += all[q].n;
     }
-    a->bound[p] = total;
-    for (b = 1; b < p; b++) {
-        a->lo[b] = 0;
-        a->hi[b] = maxv;
-    }
-    for (;;) { /* bisection rounds over image values, every boundary at once */
-        int active = 0;
-        memset(a->cand, 0, slots(comm) * 8);
-        for (b = 1; b < p; b++) {
-            const uint64_t span = a->hi[b] - a->lo[b];
-            unsigned j, m;
-            a->m[b] = 0;
-            if (a->bound[b] >= total || span == 0) continue;
-            m = span < FANOUT - 1 ? (unsigned)span : FANOUT - 1;
-            for (j = 0; j < m; j++)
-                a->cand[(size_t)(b - 1) * (FANOUT - 1) + j] =
-                    a->lo[b] + (uint64_t)((unsigned __int128)span * (j + 1) / (m + 1));
-            a->m[b] = m;
-            active = 1;
-        }
-        /* A rank that failed before the first round reports it there. */
-        if (!active && (local == GP_SUCCESS || rounds)) break;
-        if ((s = count_round(comm, a, slots(comm), 0, rounds ? GP_SUCCESS : local))) return s;
-        rounds++;
-        for (b = 1; b < p; b++) {
-            const uint64_t *c = a->cand + (size_t)(b - 1) * (FANOUT - 1);
-            unsigned j, m = a->m[b];
-            if (!m) continue;
-            /* v* is at or below the first candidate with more than B keys
-             * at or below it, and above the one before. */
-            for (j = 0; j < m && count_sum(comm, a, (size_t)(b - 1) * (FANOUT - 1) + j) <= a->bound[b]; j++)
-                ;
-            if (j < m) {
-                a->hi[b] = c[j];
-                if (j) a->lo[b] = c[j - 1] + 1;
-            } else {
-                a->lo[b] = c[m - 1] + 1;
-            }
-        }
-    }
-    /* v* = lo[b]: every rank's count below it and at or below it. */
-    for (b = 1; b < p; b++) a->cand[b - 1] = a->lo[b];
-    if ((s = count_round(comm, a, (size_t)(p - 1), 1, rounds ? GP_SUCCESS : local))) return s;
+    sp->bound[p] = total;
+    if ((s = gpi_key_split_bisect(comm, a->fn, sp, a->images, a->n, total, maxv, local))) return s;
+    /* v_b = lo[b]: every rank's count below it, then at or below it. */
+    for (b = 1; b < p; b++) sp->cand[b - 1] = sp->cand[p - 1 + b - 1] = sp->lo[b];
+    if ((s = gpi_key_split_count(comm, a->fn, sp, a->images, a->n, 2 * (size_t)(p - 1), (size_t)(p - 1)))) return s;
     for (q = 0; q < p; q++) {
-        a->splits[(size_t)q * p1] = 0;
-        a->splits[(size_t)q * p1 + p] = all[q].n;
+        sp->lower[(size_t)q * p1] = 0;
+        sp->lower[(size_t)q * p1 + p] = all[q].n;
     }
     for (b = 1; b < p; b++) {
-        /* The elements below v* go before B, then of those equal to v* the
-         * first B - below in (source rank, position) order. */
-        uint64_t rem = a->bound[b] - count_sum(comm, a, (size_t)(b - 1));
+        /* The elements below v_b go before bound[b], then of those equal
+         * to v_b the first bound[b] - (all below) in (source rank,
+         * position) order. */
+        uint64_t rem = sp->bound[b];
+        for (q = 0; q < p; q++) rem -= gpi_key_split_counts(comm, sp, q)[b - 1];
         for (q = 0; q < p; q++) {
-            const uint64_t *r = a->rows + (size_t)q * row + 1;
-            const uint64_t lower = r[b - 1], eq = r[(p - 1) + (b - 1)] - lower, take = rem < eq ? rem : eq;
-            if (a->bound[b] >= total) {
-                a->splits[(size_t)q * p1 + b] = all[q].n;
+            const uint64_t *c = gpi_key_split_counts(comm, sp, q);
+            const uint64_t lower = c[b - 1], eq = c[p - 1 + b - 1] - lower, take = rem < eq ? rem : eq;
+            if (sp->bound[b] >= total) {
+                sp->lower[(size_t)q * p1 + b] = all[q].n;
                 continue;
             }
-            a->splits[(size_t)q * p1 + b] = lower + take;
+            sp->lower[(size_t)q * p1 + b] = lower + take;
             rem -= take;
         }
     }
-    for (q = 0; q < p; q++)
-        for (b = 0; b < p; b++)
-            a->matrix[(size_t)q * p + b] = a->splits[(size_t)q * p1 + b + 1] - a->splits[(size_t)q * p1 + b];
+    gpi_key_split_matrix(comm, sp, a->matrix);
     return GP_SUCCESS;
 }
 
@@ -283,7 +166,9 @@ static gp_status local_sort(gp_comm *comm, sort_args *a, uint64_t base)
         s = gp_sort_pairs(ctx, a->dtype, a->order, a->keys_in, a->sk, a->value_size, a->values_in, a->sv, a->n,
                           a->begin_bit, a->end_bit);
     if (!s && a->value_size && !a->values_in) s = gpi_add_u64(ctx, (uint64_t *)a->sv, a->n, base);
-    if (!s) s = images(comm, a);
+    if (!s)
+        s = gpi_dist_key_images(ctx, a->dtype, a->order == GP_SORT_DESCENDING, a->sk, a->n, a->begin_bit,
+                                a->end_bit, a->images);
     return s;
 }
 
@@ -293,7 +178,7 @@ static gp_status sort_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, siz
     gp_context *ctx = comm->ctx;
     gp_status s;
     *found = a->n;
-    if (comm->size == 1) { /* one rank: the local sort is the result */
+    if (gpi_dist_one_rank(comm)) { /* the local sort is the result */
         if (!a->value_size)
             return gp_sort_keys(ctx, a->dtype, a->order, a->keys_in, a->keys_out, a->n, a->begin_bit, a->end_bit);
         return gp_sort_pairs(ctx, a->dtype, a->order, a->keys_in, a->keys_out, a->value_size, a->values_in,
@@ -327,6 +212,7 @@ static gp_status dist_sort(gp_comm *comm, sort_args *a)
     gpi_dist_call call = {a->fn, GPI_DIST_SORT, {(int32_t)a->dtype, (int32_t)a->order, a->begin_bit * 256 + a->end_bit},
                           0, gpi_dist_digest(form, sizeof form), sort_check, sort_run, &count};
     gp_status s = gpi_dist_call_run(comm, &call, a);
+    gpi_key_split_free(&a->split);
     free(a->host);
     return s;
 }

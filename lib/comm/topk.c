@@ -13,7 +13,10 @@
  * rank's in its own top-k order, so among equal keys a lower candidate
  * position is a lower global index, and gp_top_k takes the lower position
  * first. The candidates are every rank's own first k, so the global first
- * k are among them. */
+ * k are among them.
+ * One rank: the global checks after the verdicts, then gp_top_k on the
+ * shard straight into the outputs (no candidates, no gather, no second
+ * round). */
 #include "comm_internal.h"
 
 #include <gpuprim/permute.h>
@@ -89,6 +92,7 @@ static gp_status topk_check(gp_comm *comm, void *arg, gpi_dist_rec *mine, gpi_ba
      * values_in says nothing: it follows the others). */
     mine->count = !a->vs || !a->n ? FORM_NONE : a->values_in ? FORM_VALUES : FORM_INDICES;
     if ((s = check_args(ctx, a))) return s;
+    if (gpi_dist_one_rank(comm)) return GP_SUCCESS; /* all the work follows the verdicts */
     a->kl = a->n < a->k ? a->n : a->k;
     a->off_pos = gpi_round256(a->kl * a->ks);
     a->off_val = a->off_pos + gpi_round256(a->kl * 8);
@@ -142,6 +146,9 @@ static gp_status topk_run(gp_comm *comm, void *arg, const gpi_dist_rec *all, siz
     gp_status s;
     (void)found;
     if ((s = global_check(comm, a, all, &total, &form))) return s;
+    if (gpi_dist_one_rank(comm)) /* the shard's first k are the answer */
+        return gp_top_k(ctx, a->kd, a->order, a->keys_in, a->n, a->k, a->keys_out, a->vs, a->values_in,
+                        a->values_out);
     ps = !a->vs ? 0 : form == FORM_VALUES ? a->vs : 8; /* what travels with each candidate */
     for (q = 0; q < p; q++) {
         const uint64_t kq = all[q].n < a->k ? all[q].n : a->k;
