@@ -193,12 +193,14 @@ OneRow sort_pairs_row(OneRank &o, size_t n)
     return row;
 }
 
-/* With one rank every destination is rank 0 and the result is the input:
- * the single-context call is a copy. grouped: one send count (nothing is
- * regrouped); else a destination per element (counted and grouped first). */
+/* With one rank every destination is rank 0 and the result is the input.
+ * grouped (one send count): the single-context equivalent is a copy. With a
+ * destination per element the call must also refuse a destination other
+ * than 0 before writing anything, so the single-context equivalent is that
+ * check (a max over dest) and the copy; the row's name says so. */
 OneRow shuffle_row(OneRank &o, size_t n, bool grouped)
 {
-    OneRow row{grouped ? "shuffle u32 (grouped counts)" : "shuffle u32 (per-element dest)", pow2(n)};
+    OneRow row{grouped ? "shuffle u32 (grouped counts)" : "shuffle u32 (per-element dest: max + copy)", pow2(n)};
     void *in = dmalloc(n * 4), *o1 = dmalloc(n * 4), *o2 = dmalloc(n * 4);
     uint32_t *dest = grouped ? nullptr : (uint32_t *)dmalloc(n * 4);
     const size_t counts[1] = {n};
@@ -206,7 +208,13 @@ OneRow shuffle_row(OneRank &o, size_t n, bool grouped)
     fill_keys(in, n, 7);
     if (dest) CK(cudaMemset(dest, 0, n * 4));
     time_pair(
-        o, [&] { gp_ok(gp_copy(o.ctx, o1, in, n * 4), o.ctx, "gp_copy"); },
+        o,
+        [&] {
+            uint32_t most = 0;
+            if (dest) gp_ok(gp_reduce(o.ctx, GP_UINT32, GP_OP_MAX, dest, n, &most), o.ctx, "gp_reduce");
+            if (most != 0) die("shuffle: destination %u on one rank", most);
+            gp_ok(gp_copy(o.ctx, o1, in, n * 4), o.ctx, "gp_copy");
+        },
         [&] {
             gp_ok(gp_dist_shuffle(o.comm, 4, in, 0, nullptr, n, dest, grouped ? counts : nullptr, o2, nullptr, n, &got,
                                   nullptr),
