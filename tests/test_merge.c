@@ -159,40 +159,99 @@ static void run_merge_given(gp_context *ctx, gp_dtype d, const void *ka, size_t 
     free(va), free(vb), free(want_v), free(want_k), free(got);
 }
 
-/* Around the CUDA tiles (2048 and 4096 outputs): one side wholly before the
- * other (every split at an end), all keys equal across many tiles (every
- * split decided by the tie rule), and strictly alternating keys. */
+/* The CUDA merge's tiles (outputs a block merges at once;
+ * lib/cuda/policy/merge.cuh): keys only 256 threads x 9 four-byte keys or
+ * x 5 eight-byte keys, pairs 256 x 15 or 256 x 7. */
+static size_t keys_tile(gp_dtype d)
+{
+    return gp_dtype_size(d) == 4 ? 256 * 9 : 256 * 5;
+}
+
+static size_t pairs_tile(gp_dtype d)
+{
+    return gp_dtype_size(d) == 4 ? 256 * 15 : 256 * 7;
+}
+
+enum { SHAPE_A_FIRST, SHAPE_B_FIRST, SHAPE_ALL_EQUAL, SHAPE_ALTERNATING, NSHAPES };
+static const char *const shape_names[NSHAPES] = {"a before b", "b before a", "all equal", "alternating"};
+
+/* Ascending sides of a shape: one side wholly before the other (every
+ * split at an end), all keys equal across both (every split decided by the
+ * tie rule: a's first), or strictly alternating keys (a even, b odd). */
+static void fill_shape(gp_dtype d, int shape, void *ka, size_t na, void *kb, size_t nb)
+{
+    const size_t es = gp_dtype_size(d);
+    size_t i;
+    for (i = 0; i < na + nb; i++) {
+        const int in_a = i < na;
+        const size_t j = in_a ? i : i - na;
+        uint64_t x;
+        switch (shape) {
+        case SHAPE_A_FIRST: x = in_a ? j : na + j; break;
+        case SHAPE_B_FIRST: x = in_a ? nb + j : j; break;
+        case SHAPE_ALL_EQUAL: x = 7; break;
+        default: x = in_a ? 2 * j : 2 * j + 1; break;
+        }
+        if (es == 4) ((uint32_t *)(in_a ? ka : kb))[j] = (uint32_t)x;
+        else ((uint64_t *)(in_a ? ka : kb))[j] = x;
+    }
+}
+
+/* Each side a tile - 1, a tile, a tile + 1 of either kernel (and empty,
+ * one key, a few tiles, many tiles) against every size of the other side,
+ * in every shape, pairs and keys only. */
 static void merge_tile_shapes(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    static const size_t sizes[] = {0, 1, 2047, 2048, 2049, 4095, 4096, 4097, 5 * 4096 + 3, 70001};
     static const gp_dtype dts[] = {GP_UINT32, GP_UINT64};
-    size_t di, ai, bi, i;
-    for (di = 0; di < COUNT(dts); di++)
+    size_t di, ai, bi;
+    for (di = 0; di < COUNT(dts); di++) {
+        const gp_dtype d = dts[di];
+        const size_t kt = keys_tile(d), pt = pairs_tile(d), es = gp_dtype_size(d);
+        const size_t sizes[] = {0, 1, kt - 1, kt, kt + 1, pt - 1, pt, pt + 1, 2 * kt + 1, 5 * pt + 3, 70001};
         for (ai = 0; ai < COUNT(sizes); ai++)
-            for (bi = 0; bi < COUNT(sizes); bi += 3) {
-                const gp_dtype d = dts[di];
-                const size_t na = sizes[ai], nb = sizes[bi], es = gp_dtype_size(d);
+            for (bi = 0; bi < COUNT(sizes); bi++) {
+                const size_t na = sizes[ai], nb = sizes[bi];
                 char *ka = gpt_malloc(na * es + 8), *kb = gpt_malloc(nb * es + 8);
                 int shape;
                 if (na + nb == 0 || (!gpt_on_cuda(ctx) && na + nb > 9000)) goto next;
-                for (shape = 0; shape < 4; shape++) {
-                    static const char *names[] = {"a before b", "b before a", "all equal", "alternating"};
-                    for (i = 0; i < na; i++) {
-                        const uint64_t x = shape == 0 ? i : shape == 1 ? nb + i : shape == 2 ? 7 : 2 * i;
-                        if (es == 4) ((uint32_t *)ka)[i] = (uint32_t)x;
-                        else ((uint64_t *)ka)[i] = x;
-                    }
-                    for (i = 0; i < nb; i++) {
-                        const uint64_t x = shape == 0 ? na + i : shape == 1 ? i : shape == 2 ? 7 : 2 * i + 1;
-                        if (es == 4) ((uint32_t *)kb)[i] = (uint32_t)x;
-                        else ((uint64_t *)kb)[i] = x;
-                    }
-                    run_merge_given(ctx, d, ka, na, kb, nb, names[shape]);
+                for (shape = 0; shape < NSHAPES; shape++) {
+                    fill_shape(d, shape, ka, na, kb, nb);
+                    run_merge_given(ctx, d, ka, na, kb, nb, shape_names[shape]);
                 }
             next:
                 free(ka), free(kb);
             }
+    }
+}
+
+/* CUDA only (the CPU reference is what it is compared with). Millions of
+ * outputs: many tiles for every block of the CUDA keys-only kernel (each
+ * block streams a run of tiles through rings of 32 KiB a side that wrap
+ * around many times), the last tile partial, both sides or mostly one. */
+static void merge_many_tiles(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const gp_dtype dts[] = {GP_UINT32, GP_UINT64};
+    const size_t na = 5000011, nb = 4999999;
+    size_t di;
+    int shape;
+    for (di = 0; di < COUNT(dts); di++) {
+        const gp_dtype d = dts[di];
+        const size_t es = gp_dtype_size(d);
+        char *ka = gpt_malloc(na * es), *kb = gpt_malloc(nb * es);
+        for (shape = 0; shape < NSHAPES; shape++) {
+            fill_shape(d, shape, ka, na, kb, nb);
+            run_merge_given(ctx, d, ka, na, kb, nb, shape_names[shape]);
+        }
+        free(ka), free(kb);
+        run_merge(ctx, d, na, nb, GPK_RANDOM, 0, 0);
+        run_merge(ctx, d, nb, na, GPK_FEW_DISTINCT, 1, 0);
+        run_merge(ctx, d, na, 0, GPK_RANDOM, 1, 0);
+        run_merge(ctx, d, 5, nb, GPK_SPECIAL, 0, 0);
+    }
+    for (di = 0; di < COUNT(gpk_dtypes); di++) /* every key kind, both orders */
+        run_merge(ctx, gpk_dtypes[di], nb, na, di % 2 ? GPK_SPECIAL : GPK_RANDOM, (int)(di / 2 % 2), 0);
 }
 
 static void merge_bad_arguments(void **state)
@@ -259,6 +318,7 @@ int main(void)
         cmocka_unit_test(reference_matches_stable_sort),
         GPT_TEST_BOTH(merge_matches_reference),
         GPT_TEST_BOTH(merge_tile_shapes),
+        GPT_TEST_CUDA(merge_many_tiles),
         GPT_TEST_BOTH(merge_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
