@@ -2,7 +2,8 @@
 /* test_partition.c - gp_partition and gp_partition3: the CPU reference
  * against a brute force, each backend against the reference for every
  * dtype x flag type at awkward sizes and flag patterns (none selected, all
- * selected, dense, sparse), unaligned buffers, bad arguments. */
+ * selected, dense, sparse, alternating), the CUDA kernels' tile and mask
+ * block edges, unaligned buffers, bad arguments. */
 #include "test_util.h"
 
 #include "permute_internal.h" /* gpi_cpu_partition: the reference */
@@ -14,7 +15,7 @@
 static const gp_dtype dtypes[] = {GP_INT32, GP_UINT32, GP_INT64, GP_UINT64, GP_FLOAT32, GP_FLOAT64};
 static const gp_flag_type flag_types[] = {GP_UINT8_FLAGS, GP_INT32_FLAGS};
 
-enum pattern { DENSE, SPARSE, NONE_SET, ALL_SET, NPATTERNS };
+enum pattern { DENSE, SPARSE, NONE_SET, ALL_SET, ALTERNATE, NPATTERNS };
 static size_t flag_size(gp_flag_type t) { return t == GP_UINT8_FLAGS ? 1 : 4; }
 
 /* Set flags take many values, int32 ones with a zero low byte among them. */
@@ -24,7 +25,11 @@ static void fill_flags(gp_flag_type t, void *flags, size_t n, int pattern)
     size_t i;
     for (i = 0; i < n; i++) {
         const uint64_t r = gpt_rand64();
-        const int set = pattern == ALL_SET ? 1 : pattern == NONE_SET ? 0 : pattern == DENSE ? (r & 1) != 0 : (r & 15) == 0;
+        const int set = pattern == ALL_SET     ? 1
+                        : pattern == NONE_SET  ? 0
+                        : pattern == ALTERNATE ? (i & 1) == 0
+                        : pattern == DENSE     ? (r & 1) != 0
+                                               : (r & 15) == 0;
         if (t == GP_UINT8_FLAGS) ((uint8_t *)flags)[i] = set ? (uint8_t)(1 + (r >> 8) % 255) : 0;
         else ((int32_t *)flags)[i] = set ? odd_set[(r >> 8) % COUNT(odd_set)] : 0;
     }
@@ -97,7 +102,7 @@ static void run_partition(gp_context *ctx, gp_dtype d, gp_flag_type t, size_t n,
     char what[128];
     gpt_fill_random(d, in_h, n + 1, 0);
     fill_flags(t, f1_h, n + 1, pattern);
-    fill_flags(t, f2_h, n + 1, pattern == ALL_SET ? DENSE : pattern);
+    fill_flags(t, f2_h, n + 1, pattern == ALL_SET || pattern == ALTERNATE ? DENSE : pattern);
     gpi_cpu_partition(d, in_h + si * es, f1_h + sf * fs, three ? f2_h + sf * fs : NULL, t, ref, n, ref_counts);
     in = gpt_buffer_from(ctx, in_h, (n + 1) * es);
     f1 = gpt_buffer_from(ctx, f1_h, (n + 1) * fs);
@@ -140,27 +145,47 @@ static void partition_matches_reference(void **state)
             for (si = 0; sizes[si] != SIZE_MAX; si++)
                 for (p = 0; p < NPATTERNS; p++)
                     for (three = 0; three < 2; three++)
-                        if (p < NONE_SET || di < 2 || sizes[si] <= 4097)
+                        if ((p < NONE_SET || di < 2 || sizes[si] <= 4097) && (p != ALTERNATE || sizes[si] <= 65537))
                             run_partition(ctx, dtypes[di], flag_types[fi], sizes[si], p, three, 0);
 }
 
-/* Tile edges of the CUDA kernel (8192 4-byte or 4096 8-byte elements a
- * tile) and element- but not vector-aligned buffers. */
+/* Tile edges of the CUDA kernels: a move tile is 8192 4-byte or 4096
+ * 8-byte elements, a block of the mask kernel reads the flags of 4 tiles
+ * (32768 / 16384 elements) and chains its counts to the blocks before it;
+ * sizes a tile or a mask block +-1 and several of them +-1, every flag
+ * pattern. Then element- but not vector-aligned buffers. */
 static void partition_tile_edges_and_alignment(void **state)
 {
-    static const size_t sizes[] = {4095, 4096, 4097, 8191, 8192, 8193, 24577};
+    static const size_t sizes[] = {4095,  4096,  4097,  8191,  8192,  8193,  12287, 12289, 16383,  16384, 16385,
+                                   24575, 24577, 32767, 32768, 32769, 40961, 65535, 65536, 65537, 139263, 139265};
     static const size_t shifted[] = {1, 3, 33, 4097, 8193, 100003};
     gp_context *ctx = gpt_ctx(state);
     size_t di, fi, si;
-    int shift, three;
+    int p, shift, three;
     for (di = 0; di < COUNT(dtypes); di += 2)
         for (fi = 0; fi < COUNT(flag_types); fi++)
             for (three = 0; three < 2; three++) {
-                for (si = 0; si < COUNT(sizes); si++) run_partition(ctx, dtypes[di], flag_types[fi], sizes[si], DENSE, three, 0);
+                for (si = 0; si < COUNT(sizes); si++)
+                    for (p = 0; p < NPATTERNS; p++)
+                        if (p == DENSE || (p != SPARSE && dtypes[di] != GP_FLOAT32))
+                            run_partition(ctx, dtypes[di], flag_types[fi], sizes[si], p, three, 0);
                 for (si = 0; si < COUNT(shifted); si++)
                     for (shift = 1; shift < 8; shift++)
                         run_partition(ctx, dtypes[di], flag_types[fi], shifted[si], SPARSE, three, shift);
             }
+}
+
+/* Enough mask blocks (512 and more) for the CUDA look-back's delays, with
+ * the output one element off a 16-byte boundary. */
+static void partition_many_mask_blocks(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t n = (size_t)512 * 32768 + 12347;
+    int three;
+    for (three = 0; three < 2; three++) {
+        run_partition(ctx, GP_INT32, GP_UINT8_FLAGS, n, DENSE, three, 4);
+        run_partition(ctx, GP_INT64, GP_INT32_FLAGS, n / 2, ALTERNATE, three, 0);
+    }
 }
 
 /* The flag arrays may be one buffer, and may alias in. */
@@ -249,6 +274,7 @@ int main(void)
         cmocka_unit_test(reference_matches_brute_force),
         GPT_TEST_BOTH(partition_matches_reference),
         GPT_TEST_BOTH(partition_tile_edges_and_alignment),
+        GPT_TEST_CUDA(partition_many_mask_blocks),
         GPT_TEST_BOTH(partition_inputs_may_alias),
         GPT_TEST_BOTH(partition_bad_arguments),
     };

@@ -24,8 +24,10 @@ extern "C" {
  * in or flags (GP_ERROR_OVERLAP). Elements move as raw words of the dtype's
  * size (float bits, NaN payloads included, are kept). All n elements of out
  * are written. Synchronizes the stream (to return the count). On CUDA: one
- * pass over the flags to count the selected elements, then one pass that
- * reads elements and flags once and writes each element once. */
+ * pass over the flags that counts the selected elements and keeps the flags
+ * as a bit mask (n/8 bytes of workspace for 4-byte elements, n/4 for
+ * 8-byte), then one pass that reads each element and its mask bit once and
+ * writes each element once. */
 GP_API gp_status gp_partition(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags,
                               gp_flag_type flag_type, void *out, size_t n, size_t *selected_host);
 
