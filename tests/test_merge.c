@@ -159,15 +159,10 @@ static void run_merge_given(gp_context *ctx, gp_dtype d, const void *ka, size_t 
     free(va), free(vb), free(want_v), free(want_k), free(got);
 }
 
-/* The CUDA merge's tiles (outputs a block merges at once;
- * lib/cuda/policy/merge.cuh): keys only 256 threads x 9 four-byte keys or
- * x 5 eight-byte keys, pairs 256 x 15 or 256 x 7. */
-static size_t keys_tile(gp_dtype d)
-{
-    return gp_dtype_size(d) == 4 ? 256 * 9 : 256 * 5;
-}
-
-static size_t pairs_tile(gp_dtype d)
+/* The CUDA merge's tile (outputs a block merges at once;
+ * lib/cuda/policy/merge.cuh): 256 threads x 15 four-byte keys or x 7
+ * eight-byte keys, keys only and pairs alike. */
+static size_t merge_tile(gp_dtype d)
 {
     return gp_dtype_size(d) == 4 ? 256 * 15 : 256 * 7;
 }
@@ -197,8 +192,8 @@ static void fill_shape(gp_dtype d, int shape, void *ka, size_t na, void *kb, siz
     }
 }
 
-/* Each side a tile - 1, a tile, a tile + 1 of either kernel (and empty,
- * one key, a few tiles, many tiles) against every size of the other side,
+/* Each side a tile - 1, a tile, a tile + 1 (and empty, one key, a few
+ * tiles, many tiles) against every size of the other side,
  * in every shape, pairs and keys only. */
 static void merge_tile_shapes(void **state)
 {
@@ -207,8 +202,8 @@ static void merge_tile_shapes(void **state)
     size_t di, ai, bi;
     for (di = 0; di < COUNT(dts); di++) {
         const gp_dtype d = dts[di];
-        const size_t kt = keys_tile(d), pt = pairs_tile(d), es = gp_dtype_size(d);
-        const size_t sizes[] = {0, 1, kt - 1, kt, kt + 1, pt - 1, pt, pt + 1, 2 * kt + 1, 5 * pt + 3, 70001};
+        const size_t t = merge_tile(d), es = gp_dtype_size(d);
+        const size_t sizes[] = {0, 1, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t, 5 * t + 3, 70001};
         for (ai = 0; ai < COUNT(sizes); ai++)
             for (bi = 0; bi < COUNT(sizes); bi++) {
                 const size_t na = sizes[ai], nb = sizes[bi];
@@ -226,9 +221,8 @@ static void merge_tile_shapes(void **state)
 }
 
 /* CUDA only (the CPU reference is what it is compared with). Millions of
- * outputs: many tiles for every block of the CUDA keys-only kernel (each
- * block streams a run of tiles through rings of 32 KiB a side that wrap
- * around many times), the last tile partial, both sides or mostly one. */
+ * outputs: thousands of tiles and merge-path splits, the last tile
+ * partial, both sides or mostly one. */
 static void merge_many_tiles(void **state)
 {
     gp_context *ctx = gpt_ctx(state);

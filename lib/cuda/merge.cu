@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/merge.cu - stable merge of two sorted arrays by merge path.
  *
- * Keys only: one streaming kernel (merge_stream.cuh). Pairs: the output
- * is cut into tiles of policy::tile elements. Output position d of the
- * merge takes some i elements from a and d - i from b; i is found by a
- * binary search along the diagonal d (the merge path): the largest i with
+ * The output is cut into tiles of policy::tile elements. Output position d
+ * of the merge takes some i elements from a and d - i from b; i is found by
+ * a binary search along the diagonal d (the merge path): the largest i with
  * a[i - 1] not after b[d - i], with a first on ties. Two kernels:
  *   1. partition: a thread per tile boundary finds its split in global
  *      memory (all boundaries at once, so the log2 dependent loads of each
@@ -21,7 +20,6 @@
  * Comparisons are on order images, with the CPU reference's tie rule: b's
  * key goes first only when strictly before a's. With unsorted inputs the
  * splits are clamped so that every access stays inside the buffers. */
-#include "merge_stream.cuh"
 #include "order_image.cuh"
 #include "policy/merge.cuh"
 #include "search_internal.h"
@@ -61,18 +59,18 @@ __global__ void merge_partition(const W *__restrict__ a, size_t na, const W *__r
         splits[t] = path_split<W, KIND, size_t>(a, na, b, nb, std::min(t * (size_t)P::tile, n), flip);
 }
 
-template <typename W, int KIND, typename V>
+template <typename W, int KIND, typename V, bool PAIRS>
 __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
-                                  gpi::merge_policy<sizeof(W)>::pairs_blocks((int)sizeof(V)))
-    merge_pairs_tiles(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
-                      const V *__restrict__ va, const V *__restrict__ vb, W *__restrict__ out,
-                      V *__restrict__ vout, size_t tiles, const size_t *__restrict__ splits, W flip)
+                      gpi::merge_policy<sizeof(W)>::min_blocks(PAIRS ? (int)sizeof(V) : 0))
+    merge_tiles(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb, const V *__restrict__ va,
+                const V *__restrict__ vb, W *__restrict__ out, V *__restrict__ vout, size_t tiles,
+                const size_t *__restrict__ splits, W flip)
 {
     using P = gpi::merge_policy<sizeof(W)>;
     constexpr int kThreads = P::threads, kItems = P::items, kTile = P::tile;
     /* one key past the tile: the merge loop reads ahead of its last output */
     __shared__ W keys_s[kTile + 1];
-    __shared__ unsigned short src_s[kTile]; /* tile position of each output's source */
+    __shared__ unsigned short src_s[PAIRS ? kTile : 1]; /* tile position of each output's source */
     const size_t total_n = na + nb;
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         const size_t d0 = t * kTile, d1 = min(d0 + kTile, total_n);
@@ -127,7 +125,7 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
         for (int j = 0; j < kItems; j++) {
             if (dt + j < total) {
                 keys_s[dt + j] = x[j];
-                src_s[dt + j] = (unsigned short)src[j];
+                if (PAIRS) src_s[dt + j] = (unsigned short)src[j];
             }
         }
         __syncthreads();
@@ -138,53 +136,29 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
             const int i = j * kThreads + (int)threadIdx.x;
             if (full || i < total) out[d0 + i] = keys_s[i];
         }
-        const V *vap = va + a0, *vbp = vb + b0;
-        V v[kItems];
+        if (PAIRS) {
+            const V *vap = va + a0, *vbp = vb + b0;
+            V v[kItems];
 #pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            const int i = j * kThreads + (int)threadIdx.x;
-            if (full || i < total) {
-                const int from = src_s[i];
-                v[j] = from < nat ? vap[from] : vbp[from - nat];
+            for (int j = 0; j < kItems; j++) {
+                const int i = j * kThreads + (int)threadIdx.x;
+                if (full || i < total) {
+                    const int from = src_s[i];
+                    v[j] = from < nat ? vap[from] : vbp[from - nat];
+                }
             }
-        }
 #pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            const int i = j * kThreads + (int)threadIdx.x;
-            if (full || i < total) vout[d0 + i] = v[j];
+            for (int j = 0; j < kItems; j++) {
+                const int i = j * kThreads + (int)threadIdx.x;
+                if (full || i < total) vout[d0 + i] = v[j];
+            }
         }
         __syncthreads(); /* keys_s is reused by the next tile */
     }
 }
 
-/* Keys only: blocks as many as fit at once, each merging an equal run of
- * whole tiles. */
-template <typename W, int KIND>
-gp_status merge_keys_launch(gp_context *ctx, const gpi_merge_args *m)
-{
-    using P = gpi::merge_policy<sizeof(W)>;
-    const auto kernel = gpi_merge_stream::merge_keys_kernel<W, KIND>;
-    const size_t smem = gpi_merge_stream::smem_bytes<W>();
-    const size_t n = m->na + m->nb, tiles = (n + P::stream_tile - 1) / P::stream_tile;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 (int)cudaSharedmemCarveoutMaxShared);
-    if (gp_status s = gpi_cuda_status(ctx, e, "merge kernel attributes")) return s;
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, P::threads, smem) != cudaSuccess)
-        (void)cudaGetLastError(), per_sm = 1;
-    per_sm = std::max(1, std::min(per_sm, P::stream_blocks));
-    const size_t cap = (size_t)std::max(ctx->sm_count, 1) * per_sm;
-    const size_t tiles_per_block = (tiles + cap - 1) / cap, blocks = (tiles + tiles_per_block - 1) / tiles_per_block;
-    kernel<<<(unsigned)blocks, P::threads, smem, (cudaStream_t)ctx->stream>>>(
-        (const W *)m->a_keys, m->na, (const W *)m->b_keys, m->nb, (W *)m->keys_out,
-        tiles_per_block * (size_t)P::stream_tile, gpi_order::flip_for<W>(m->descending));
-    return gpi_cuda_status(ctx, cudaGetLastError(), "merge kernel");
-}
-
-template <typename W, int KIND, typename V>
-gp_status merge_pairs_launch(gp_context *ctx, const gpi_merge_args *m)
+template <typename W, int KIND, typename V, bool PAIRS>
+gp_status merge_launch(gp_context *ctx, const gpi_merge_args *m)
 {
     using P = gpi::merge_policy<sizeof(W)>;
     cudaStream_t st = (cudaStream_t)ctx->stream;
@@ -197,18 +171,18 @@ gp_status merge_pairs_launch(gp_context *ctx, const gpi_merge_args *m)
     merge_partition<W, KIND><<<gpi_stride_blocks(tiles + 1, P::partition_threads), P::partition_threads, 0, st>>>(
         a, m->na, b, m->nb, tiles, splits, flip);
     const unsigned grid = (unsigned)std::min(tiles, (size_t)1 << 30);
-    merge_pairs_tiles<W, KIND, V><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
-                                                              (const V *)m->b_values, (W *)m->keys_out,
-                                                              (V *)m->values_out, tiles, splits, flip);
+    merge_tiles<W, KIND, V, PAIRS><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
+                                                               (const V *)m->b_values, (W *)m->keys_out,
+                                                               (V *)m->values_out, tiles, splits, flip);
     return gpi_cuda_status(ctx, cudaGetLastError(), "merge kernel");
 }
 
 template <typename W, int KIND>
 gp_status merge_typed(gp_context *ctx, const gpi_merge_args *m)
 {
-    if (m->value_size == 4) return merge_pairs_launch<W, KIND, uint32_t>(ctx, m);
-    if (m->value_size == 8) return merge_pairs_launch<W, KIND, uint64_t>(ctx, m);
-    return merge_keys_launch<W, KIND>(ctx, m);
+    if (m->value_size == 4) return merge_launch<W, KIND, uint32_t, true>(ctx, m);
+    if (m->value_size == 8) return merge_launch<W, KIND, uint64_t, true>(ctx, m);
+    return merge_launch<W, KIND, uint32_t, false>(ctx, m);
 }
 
 }  // namespace
