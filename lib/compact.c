@@ -26,7 +26,7 @@ gp_status gpi_flagged_sizes(gp_context *ctx, const char *fn, gp_dtype dtype, gp_
 gp_status gpi_compact_check(gp_context *ctx, const char *fn, gp_dtype dtype, const void *in, const void *flags,
                             gp_flag_type flag_type, const void *out, size_t n, const void *count_out)
 {
-    size_t es, fs, bytes, flag_bytes;
+    size_t es = 1, fs = 1, bytes, flag_bytes; /* set by gpi_flagged_sizes; initialised for the compiler */
     gp_status s = gpi_flagged_sizes(ctx, fn, dtype, flag_type, n, count_out, "count", &es, &fs, &bytes, &flag_bytes);
     if (s) return s;
     if ((s = gpi_check_buffer(ctx, in, bytes, "in"))) return s;
