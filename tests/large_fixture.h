@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* large_fixture.h - what the past-2^31 suites of the newer primitive
- * families share: tracked device and host buffers (freed by the teardown
- * even when a check fails), the context of a large case (a skip, saying
- * why, without GP_TEST_LARGE=1 or without enough device memory), inputs
- * made in chunks on the host, periodic inputs and poison spread on the
- * device by copies of one uploaded chunk, and chunked downloads for the
- * checks. Host memory stays at a few chunks (a few hundred MB).
+/* large_fixture.h - what the past-2^31 suites (test_large,
+ * test_large_families, test_large_moves) share: tracked device and host
+ * buffers and a second context (freed by the teardown even when a check
+ * fails), the context of a large case (a skip, saying why, without
+ * GP_TEST_LARGE=1 or without enough device memory), inputs made in chunks
+ * on the host, periodic inputs and poison spread on the device by copies of
+ * one uploaded chunk, and chunked downloads for the checks. Host memory
+ * stays at a few chunks (a few hundred MB).
  *
  * GP_TEST_LARGE_N=n runs the cases at another size (the 2^31 boundary then
  * becomes n / 2); GP_TEST_LARGE_BACKEND=cpu runs them on the CPU backend,
@@ -28,8 +29,9 @@
 #define NBUF 10
 #define NHOST 6
 
-static gp_context *own_ctx; /* the CPU context of GP_TEST_LARGE_BACKEND=cpu */
-static gp_context *buf_ctx; /* the context the tracked buffers belong to */
+static gp_context *own_ctx;    /* the CPU context of GP_TEST_LARGE_BACKEND=cpu */
+static gp_context *second_ctx; /* a further context a case makes (destroyed by the teardown) */
+static gp_context *buf_ctx;    /* the context the tracked buffers belong to */
 static void *bufs[NBUF];
 static void *host_bufs[NHOST];
 static double case_t0;
@@ -94,6 +96,8 @@ static int large_teardown(void **state)
         free(host_bufs[k]);
         host_bufs[k] = NULL;
     }
+    gp_context_destroy(second_ctx);
+    second_ctx = NULL;
     gp_context_destroy(own_ctx);
     own_ctx = NULL;
     buf_ctx = NULL;
@@ -102,20 +106,23 @@ static int large_teardown(void **state)
 
 #define GPT_TEST_LARGE(f) { #f " [cuda-large]", f, gpt_setup_context, large_teardown, &gpt_cuda }
 
-/* n of the large cases: 2^31 + 17 unless GP_TEST_LARGE_N says otherwise.
- * The cases put the element index in uint32 values, so n stays below
- * 2^32 - 2^26 (some cases take a little more than n elements). */
-static size_t large_n(void)
+/* n of the large cases: 2^31 + 17 unless GP_TEST_LARGE_N says otherwise,
+ * which must lie in [lo, hi]. */
+static inline size_t large_n_within(size_t lo, size_t hi)
 {
     const char *v = getenv("GP_TEST_LARGE_N");
     if (v && *v) {
         unsigned long long n = strtoull(v, NULL, 0);
-        if (n < ((size_t)1 << 20) || n > B32 - ((size_t)1 << 26))
-            fail_msg("GP_TEST_LARGE_N=%s: want 2^20 <= n <= 2^32 - 2^26", v);
+        if (n < lo || n > hi) fail_msg("GP_TEST_LARGE_N=%s: want %zu <= n <= %zu", v, lo, hi);
         return (size_t)n;
     }
     return B31 + 17;
 }
+
+/* The same for cases that put the element index in uint32 values: n stays
+ * below 2^32 - 2^26 (some take a little more than n elements), and at
+ * least 2^20. */
+static inline size_t large_n(void) { return large_n_within((size_t)1 << 20, B32 - ((size_t)1 << 26)); }
 
 /* Where the 2^31 boundary is (the middle, for a smaller GP_TEST_LARGE_N). */
 static size_t boundary(size_t n) { return n > B31 + 2 ? B31 : n / 2; }
@@ -123,8 +130,9 @@ static size_t boundary(size_t n) { return n > B31 + 2 ? B31 : n / 2; }
 /* The context of a large case, or a skip: without GP_TEST_LARGE=1, without
  * a GPU (gpt_ctx skips, or fails under GP_TEST_REQUIRE_GPU=1), or with less
  * free device memory than `device_bytes` + 1 GB (the case's buffers and the
- * workspace its calls take). Nothing large is allocated before this. */
-static gp_context *large_ctx(void **state, const char *what, size_t device_bytes)
+ * workspace its calls take); with fail_short, too little memory fails the
+ * case instead. Nothing large is allocated before this. */
+static gp_context *large_ctx_with(void **state, const char *what, size_t device_bytes, int fail_short)
 {
     gp_context *ctx;
     if (!env_on("GP_TEST_LARGE")) {
@@ -142,6 +150,9 @@ static gp_context *large_ctx(void **state, const char *what, size_t device_bytes
         e = cudaMemGetInfo(&free_b, &total_b);
         if (e != cudaSuccess) fail_msg("cudaMemGetInfo: %s", cudaGetErrorName(e));
         if (free_b < device_bytes + ((size_t)1 << 30)) {
+            if (fail_short)
+                fail_msg("%s needs %.1f GB of device memory (+1 GB of slack); %.1f GB of %.1f GB are free", what,
+                         (double)device_bytes / 1e9, (double)free_b / 1e9, (double)total_b / 1e9);
             print_message("SKIPPED (not enough device memory): %s needs %.1f GB (+1 GB of slack); %.1f GB of "
                           "%.1f GB are free\n", what, (double)device_bytes / 1e9, (double)free_b / 1e9,
                           (double)total_b / 1e9);
@@ -151,6 +162,18 @@ static gp_context *large_ctx(void **state, const char *what, size_t device_bytes
     print_message("%s on %s, %.1f GB of device memory\n", what, gpt_backend_name(ctx), (double)device_bytes / 1e9);
     case_t0 = now_s();
     return ctx;
+}
+
+/* A large case that skips on a device with too little free memory. */
+static inline gp_context *large_ctx(void **state, const char *what, size_t device_bytes)
+{
+    return large_ctx_with(state, what, device_bytes, 0);
+}
+
+/* A large case that fails on a device with too little free memory (test_large: a GPU it runs on must fit it). */
+static inline gp_context *large_ctx_or_fail(void **state, const char *what, size_t device_bytes)
+{
+    return large_ctx_with(state, what, device_bytes, 1);
 }
 
 /* ---- inputs ------------------------------------------------------------------ */
@@ -195,7 +218,7 @@ static void gen_poison(void *chunk, size_t first, size_t count, const void *arg)
 }
 
 /* Every byte of a device buffer GPT_POISON (chunk: CHUNK bytes of host). */
-static void dev_poison(gp_context *ctx, void *d, size_t bytes, void *chunk)
+static inline void dev_poison(gp_context *ctx, void *d, size_t bytes, void *chunk)
 {
     fill_periodic(ctx, d, gen_poison, NULL, bytes, 1, chunk);
 }
@@ -203,7 +226,7 @@ static void dev_poison(gp_context *ctx, void *d, size_t bytes, void *chunk)
 #define POISON32 0xA5A5A5A5u
 #define POISON64 0xA5A5A5A5A5A5A5A5ull
 
-static void gen_iota32(void *chunk, size_t first, size_t count, const void *arg)
+static inline void gen_iota32(void *chunk, size_t first, size_t count, const void *arg)
 {
     uint32_t *c = (uint32_t *)chunk;
     size_t k;
@@ -213,13 +236,40 @@ static void gen_iota32(void *chunk, size_t first, size_t count, const void *arg)
 
 /* Downloads elements [first, first + count) of a device array of es-byte
  * elements into host; returns host. */
-static void *fetch(gp_context *ctx, void *host, const void *d, size_t es, size_t first, size_t count)
+static inline void *fetch(gp_context *ctx, void *host, const void *d, size_t es, size_t first, size_t count)
 {
     GPT_OK(ctx, gp_download(ctx, host, (const char *)d + first * es, count * es));
     return host;
 }
 
-static void put_u32(gp_context *ctx, void *d, size_t i, uint32_t v)
+/* Reads a device array of `total` elements of es bytes through a host
+ * chunk (room for CHUNK elements), one element at a time: one download a
+ * chunk when read front to back. */
+typedef struct reader {
+    gp_context *ctx;
+    const char *d;
+    size_t total, es, base, have;
+    char *chunk;
+} reader;
+
+static inline reader reader_of(gp_context *ctx, const void *d, size_t total, size_t es, void *chunk)
+{
+    return (reader){ctx, (const char *)d, total, es, 0, 0, (char *)chunk};
+}
+
+static inline const void *read_at(reader *r, size_t k)
+{
+    if (k < r->base || k >= r->base + r->have) {
+        r->base = k;
+        r->have = r->total - k < CHUNK ? r->total - k : CHUNK;
+        GPT_OK(r->ctx, gp_download(r->ctx, r->chunk, r->d + k * r->es, r->have * r->es));
+    }
+    return r->chunk + (k - r->base) * r->es;
+}
+
+static inline uint32_t read_u32(reader *r, size_t k) { return *(const uint32_t *)read_at(r, k); }
+
+static inline void put_u32(gp_context *ctx, void *d, size_t i, uint32_t v)
 {
     GPT_OK(ctx, gp_upload(ctx, (uint32_t *)d + i, &v, 4));
 }
@@ -246,12 +296,12 @@ typedef struct mismatch {
     uint64_t got, want;
 } mismatch;
 
-static void note_bad(mismatch *m, size_t at, uint64_t got, uint64_t want)
+static inline void note_bad(mismatch *m, size_t at, uint64_t got, uint64_t want)
 {
     if (m->bad++ == 0) m->first = at, m->got = got, m->want = want;
 }
 
-static void expect_none(const mismatch *m, const char *what, size_t total)
+static inline void expect_none(const mismatch *m, const char *what, size_t total)
 {
     if (m->bad)
         fail_msg("%s: %zu of %zu wrong; the first at %zu: got %llu (0x%llx), want %llu", what, m->bad, total, m->first,

@@ -15,36 +15,16 @@
  * against the value computed on the host in one pass (downloaded in chunks),
  * together with the totals. Host memory stays under 1 GB.
  *
- * Knobs: GP_TEST_LARGE_N=n runs the large cases at another size (a smaller
- * GPU), GP_TEST_LARGE_BACKEND=cpu runs them on the CPU backend (to try the
- * checks themselves on a machine without a GPU; the CPU backend's "device"
- * memory is then host memory).
+ * Unlike the other large suites, a case with less free device memory than
+ * it needs fails, saying how much. Knobs (large_fixture.h has the fixture):
+ * GP_TEST_LARGE_N=n (any n from 64) runs the large cases at another size (a
+ * smaller GPU), GP_TEST_LARGE_BACKEND=cpu runs them on the CPU backend (to
+ * try the checks themselves on a machine without a GPU; the CPU backend's
+ * "device" memory is then host memory).
  *
  * The out-of-memory case that asks for more than the device has is cheap
  * and runs with the other GPU cases. */
-#include "test_util.h"
-
-#include <cuda_runtime_api.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#define CHUNK ((size_t)1 << 25) /* elements per upload/download chunk */
-#define B31 ((size_t)1 << 31)
-
-static int env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "large_fixture.h"
 
 /* splitmix64's finaliser: the value of element i is a hash of i. */
 static inline uint64_t mix(uint64_t x)
@@ -55,114 +35,7 @@ static inline uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* ---- fixture: buffers freed even when a check fails ------------------------- */
-
-static gp_context *own_ctx;   /* the CPU context of GP_TEST_LARGE_BACKEND=cpu */
-static gp_context *fresh_ctx; /* the workspace case's second context */
-static gp_context *buf_ctx;   /* the context the tracked buffers belong to */
-static void *bufs[8];
-static void *host_bufs[4];
-
-static void *dev_alloc(gp_context *ctx, size_t bytes)
-{
-    void *p = NULL;
-    int k;
-    gp_status s = gp_malloc(ctx, &p, bytes);
-    if (s != GP_SUCCESS)
-        fail_msg("gp_malloc of %.2f GB: %s [%s]", (double)bytes / 1e9, gp_status_string(s), gp_context_last_error(ctx));
-    buf_ctx = ctx;
-    for (k = 0; k < 8; k++)
-        if (!bufs[k]) {
-            bufs[k] = p;
-            return p;
-        }
-    fail_msg("too many buffers");
-    return NULL;
-}
-
-static void dev_release(void *p)
-{
-    int k;
-    for (k = 0; k < 8; k++)
-        if (bufs[k] == p && p) {
-            GPT_OK(buf_ctx, gp_free(buf_ctx, p));
-            bufs[k] = NULL;
-        }
-}
-
-static void *host_alloc(size_t bytes)
-{
-    int k;
-    for (k = 0; k < 4; k++)
-        if (!host_bufs[k]) return host_bufs[k] = gpt_malloc(bytes);
-    fail_msg("too many host buffers");
-    return NULL;
-}
-
-static int large_teardown(void **state)
-{
-    int k;
-    for (k = 0; k < 8; k++) {
-        if (bufs[k]) gp_free(buf_ctx, bufs[k]);
-        bufs[k] = NULL;
-    }
-    for (k = 0; k < 4; k++) {
-        free(host_bufs[k]);
-        host_bufs[k] = NULL;
-    }
-    gp_context_destroy(fresh_ctx);
-    fresh_ctx = NULL;
-    gp_context_destroy(own_ctx);
-    own_ctx = NULL;
-    buf_ctx = NULL;
-    return gpt_teardown_context(state);
-}
-
-#define GPT_TEST_LARGE(f) { #f " [cuda-large]", f, gpt_setup_context, large_teardown, &gpt_cuda }
-
-static size_t large_n(void)
-{
-    const char *v = getenv("GP_TEST_LARGE_N");
-    if (v && *v) {
-        unsigned long long n = strtoull(v, NULL, 0);
-        if (n < 64) fail_msg("GP_TEST_LARGE_N=%s: want at least 64", v);
-        return (size_t)n;
-    }
-    return B31 + 17;
-}
-
-/* The context of a large case, or a skip (no GP_TEST_LARGE) or skip/fail
- * (no GPU: gpt_ctx decides). `device_bytes` is what the case allocates:
- * with less free, the case fails and says so. */
-static gp_context *large_ctx(void **state, size_t device_bytes)
-{
-    gp_context *ctx;
-    if (!env_on("GP_TEST_LARGE")) {
-        print_message("SKIPPED (GP_TEST_LARGE is not set): the n = 2^31 + 17 cases need ~40 GB of GPU memory "
-                      "and run only with GP_TEST_LARGE=1 (run test_large on its own)\n");
-        skip();
-    }
-    if (getenv("GP_TEST_LARGE_BACKEND") && !strcmp(getenv("GP_TEST_LARGE_BACKEND"), "cpu")) {
-        GPT_OK(NULL, gp_context_create(&own_ctx, GP_BACKEND_CPU, 0));
-        gpt_seed_once();
-        return own_ctx;
-    }
-    ctx = gpt_ctx(state);
-    {
-        size_t free_b = 0, total_b = 0;
-        cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
-        if (e != cudaSuccess) fail_msg("cudaMemGetInfo: %s", cudaGetErrorName(e));
-        if (free_b < device_bytes + ((size_t)1 << 30))
-            fail_msg("this case needs %.1f GB of device memory (+1 GB of slack); %.1f GB of %.1f GB are free",
-                     (double)device_bytes / 1e9, (double)free_b / 1e9, (double)total_b / 1e9);
-    }
-    return ctx;
-}
-
 /* ---- the inputs ----------------------------------------------------------------- */
-
-/* Where the 2^31 boundary is (or the middle, for a smaller GP_TEST_LARGE_N). */
-static size_t boundary(size_t n) { return n > B31 + 2 ? B31 : n / 2; }
 
 static int32_t value32(size_t i) { return (int32_t)(uint32_t)(mix(i ^ 0x5ca1ab1eULL) >> 32); }
 static int64_t value64(size_t i) { return (int64_t)mix(i ^ 0xfeedULL); }
@@ -188,10 +61,17 @@ static int32_t repeat_value(size_t i, size_t n)
 
 typedef enum { IN_VALUE32, IN_VALUE64, IN_FLAG8, IN_REPEAT32 } input_kind;
 
-static void generate(input_kind kind, void *chunk, size_t first, size_t count, size_t n)
+/* Which input, of how many elements: the arg of gen_input. */
+typedef struct input {
+    input_kind kind;
+    size_t n;
+} input;
+
+static void gen_input(void *chunk, size_t first, size_t count, const void *arg)
 {
+    const input *in = (const input *)arg;
     size_t k;
-    switch (kind) {
+    switch (in->kind) {
     case IN_VALUE32:
         for (k = 0; k < count; k++) ((int32_t *)chunk)[k] = value32(first + k);
         break;
@@ -199,53 +79,17 @@ static void generate(input_kind kind, void *chunk, size_t first, size_t count, s
         for (k = 0; k < count; k++) ((int64_t *)chunk)[k] = value64(first + k);
         break;
     case IN_FLAG8:
-        for (k = 0; k < count; k++) ((uint8_t *)chunk)[k] = flag8(first + k, n);
+        for (k = 0; k < count; k++) ((uint8_t *)chunk)[k] = flag8(first + k, in->n);
         break;
     case IN_REPEAT32:
-        for (k = 0; k < count; k++) ((int32_t *)chunk)[k] = repeat_value(first + k, n);
+        for (k = 0; k < count; k++) ((int32_t *)chunk)[k] = repeat_value(first + k, in->n);
         break;
     }
 }
 
-/* A device buffer of n generated elements of es bytes, uploaded in chunks. */
-static void *make_input(gp_context *ctx, input_kind kind, size_t n, size_t es, void *chunk)
-{
-    char *d = (char *)dev_alloc(ctx, n * es);
-    size_t off;
-    double t0 = now_s();
-    for (off = 0; off < n; off += CHUNK) {
-        size_t count = n - off < CHUNK ? n - off : CHUNK;
-        generate(kind, chunk, off, count, n);
-        GPT_OK(ctx, gp_upload(ctx, d + off * es, chunk, count * es));
-    }
-    print_message("  input: %zu elements of %zu bytes generated and uploaded in %.1f s\n", n, es, now_s() - t0);
-    return d;
-}
-
-/* Reads a device array of `total` elements of es bytes front to back
- * through a host chunk, one element at a time. */
-typedef struct reader {
-    gp_context *ctx;
-    const char *d;
-    size_t total, es, base, have;
-    char *chunk;
-} reader;
-
-static const void *read_at(reader *r, size_t k)
-{
-    if (k < r->base || k >= r->base + r->have) {
-        r->base = k;
-        r->have = r->total - k < CHUNK ? r->total - k : CHUNK;
-        GPT_OK(r->ctx, gp_download(r->ctx, r->chunk, r->d + k * r->es, r->have * r->es));
-    }
-    return r->chunk + (k - r->base) * r->es;
-}
-
-static double timed_sync(gp_context *ctx, double t0)
-{
-    GPT_OK(ctx, gp_context_synchronize(ctx));
-    return 1e3 * (now_s() - t0);
-}
+/* n of these cases: their inputs are hashes of the index, not the index,
+ * so any n from 64 up. */
+static size_t hashed_n(void) { return large_n_within(64, SIZE_MAX); }
 
 /* ---- the cases ------------------------------------------------------------------ */
 
@@ -253,8 +97,8 @@ static double timed_sync(gp_context *ctx, double t0)
  * then the int32 sum reduce of the same input. */
 static void scan_and_reduce_int32_past_2_31(void **state)
 {
-    const size_t n = large_n();
-    gp_context *ctx = large_ctx(state, 2 * n * 4);
+    const size_t n = hashed_n();
+    gp_context *ctx = large_ctx_or_fail(state, "scan / reduce, int32", 2 * n * 4);
     void *chunk = host_alloc(CHUNK * 8), *out_chunk = host_alloc(CHUNK * 4);
     void *d_in, *d_out;
     reader rd;
@@ -263,15 +107,15 @@ static void scan_and_reduce_int32_past_2_31(void **state)
     size_t i, bad = 0, first_bad = 0;
     double t0, ms;
 
-    print_message("scan/reduce int32, n = %zu on %s\n", n, gpt_backend_name(ctx));
-    d_in = make_input(ctx, IN_VALUE32, n, 4, chunk);
+    print_message("  n = %zu\n", n);
+    d_in = make_input(ctx, gen_input, &(input){IN_VALUE32, n}, n, 4, chunk);
     d_out = dev_alloc(ctx, n * 4);
     t0 = now_s();
     GPT_OK(ctx, gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, d_in, d_out, n));
-    ms = timed_sync(ctx, t0);
+    ms = timed(ctx, t0);
     print_message("  gp_scan (int32 sum, exclusive): %.1f ms\n", ms);
 
-    rd = (reader){ctx, (const char *)d_out, n, 4, 0, 0, (char *)out_chunk};
+    rd = reader_of(ctx, d_out, n, 4, out_chunk);
     t0 = now_s();
     for (i = 0; i < n; i++) {
         int32_t got = *(const int32_t *)read_at(&rd, i);
@@ -293,8 +137,8 @@ static void scan_and_reduce_int32_past_2_31(void **state)
 /* int64 sum (wrapping), min and max of n int64. */
 static void reduce_int64_past_2_31(void **state)
 {
-    const size_t n = large_n();
-    gp_context *ctx = large_ctx(state, n * 8);
+    const size_t n = hashed_n();
+    gp_context *ctx = large_ctx_or_fail(state, "reduce, int64", n * 8);
     void *chunk = host_alloc(CHUNK * 8);
     void *d_in;
     uint64_t sum = 0;
@@ -302,8 +146,8 @@ static void reduce_int64_past_2_31(void **state)
     size_t i;
     double t0;
 
-    print_message("reduce int64, n = %zu on %s\n", n, gpt_backend_name(ctx));
-    d_in = make_input(ctx, IN_VALUE64, n, 8, chunk);
+    print_message("  n = %zu\n", n);
+    d_in = make_input(ctx, gen_input, &(input){IN_VALUE64, n}, n, 8, chunk);
     t0 = now_s();
     GPT_OK(ctx, gp_reduce(ctx, GP_INT64, GP_OP_SUM, d_in, n, &got_sum));
     print_message("  gp_reduce (int64 sum): %.1f ms\n", 1e3 * (now_s() - t0));
@@ -327,23 +171,23 @@ static void reduce_int64_past_2_31(void **state)
  * gp_compact_indices of the same flags (indices past 2^31 as uint64). */
 static void compact_int32_past_2_31(void **state)
 {
-    const size_t n = large_n();
-    gp_context *ctx = large_ctx(state, 2 * n * 4 + n);
+    const size_t n = hashed_n();
+    gp_context *ctx = large_ctx_or_fail(state, "compact / compact_indices, int32 values, uint8 flags", 2 * n * 4 + n);
     void *chunk = host_alloc(CHUNK * 8), *out_chunk = host_alloc(CHUNK * 8);
     void *d_in, *d_flags, *d_out;
     reader rd;
     size_t count = 0, want = 0, i, bad = 0, first_bad = 0;
     double t0;
 
-    print_message("compact int32 (uint8 flags), n = %zu on %s\n", n, gpt_backend_name(ctx));
-    d_in = make_input(ctx, IN_VALUE32, n, 4, chunk);
-    d_flags = make_input(ctx, IN_FLAG8, n, 1, chunk);
+    print_message("  n = %zu\n", n);
+    d_in = make_input(ctx, gen_input, &(input){IN_VALUE32, n}, n, 4, chunk);
+    d_flags = make_input(ctx, gen_input, &(input){IN_FLAG8, n}, n, 1, chunk);
     d_out = dev_alloc(ctx, n * 4);
     t0 = now_s();
     GPT_OK(ctx, gp_compact(ctx, GP_INT32, d_in, d_flags, GP_UINT8_FLAGS, d_out, n, &count));
     print_message("  gp_compact: %.1f ms, count %zu\n", 1e3 * (now_s() - t0), count);
 
-    rd = (reader){ctx, (const char *)d_out, count, 4, 0, 0, (char *)out_chunk};
+    rd = reader_of(ctx, d_out, count, 4, out_chunk);
     for (i = 0; i < n; i++) {
         if (!flag8(i, n)) continue;
         if (want < count && *(const int32_t *)read_at(&rd, want) != value32(i) && bad++ == 0) first_bad = want;
@@ -362,7 +206,7 @@ static void compact_int32_past_2_31(void **state)
     GPT_OK(ctx, gp_compact_indices(ctx, d_flags, GP_UINT8_FLAGS, (uint64_t *)d_out, n, &count));
     print_message("  gp_compact_indices: %.1f ms, count %zu\n", 1e3 * (now_s() - t0), count);
     assert_int_equal(count, want);
-    rd = (reader){ctx, (const char *)d_out, count, 8, 0, 0, (char *)out_chunk};
+    rd = reader_of(ctx, d_out, count, 8, out_chunk);
     want = 0;
     for (i = 0; i < n; i++) {
         if (!flag8(i, n)) continue;
@@ -379,8 +223,8 @@ static void compact_int32_past_2_31(void **state)
 /* find-repeats over n int32 with runs across 2^31 and at the end. */
 static void find_repeats_int32_past_2_31(void **state)
 {
-    const size_t n = large_n();
-    gp_context *ctx = large_ctx(state, n * 4 + (n - 1) * 8);
+    const size_t n = hashed_n();
+    gp_context *ctx = large_ctx_or_fail(state, "find_repeats, int32", n * 4 + (n - 1) * 8);
     void *chunk = host_alloc(CHUNK * 8), *out_chunk = host_alloc(CHUNK * 8);
     void *d_in, *d_out;
     reader rd;
@@ -388,14 +232,14 @@ static void find_repeats_int32_past_2_31(void **state)
     int32_t prev;
     double t0;
 
-    print_message("find_repeats int32, n = %zu on %s\n", n, gpt_backend_name(ctx));
-    d_in = make_input(ctx, IN_REPEAT32, n, 4, chunk);
+    print_message("  n = %zu\n", n);
+    d_in = make_input(ctx, gen_input, &(input){IN_REPEAT32, n}, n, 4, chunk);
     d_out = dev_alloc(ctx, (n - 1) * 8);
     t0 = now_s();
     GPT_OK(ctx, gp_find_repeats(ctx, GP_INT32, d_in, n, (uint64_t *)d_out, &count));
     print_message("  gp_find_repeats: %.1f ms, count %zu\n", 1e3 * (now_s() - t0), count);
 
-    rd = (reader){ctx, (const char *)d_out, count, 8, 0, 0, (char *)out_chunk};
+    rd = reader_of(ctx, d_out, count, 8, out_chunk);
     prev = repeat_value(0, n);
     for (i = 0; i + 1 < n; i++) {
         int32_t next = repeat_value(i + 1, n);
@@ -475,7 +319,8 @@ static void malloc_beyond_the_device_is_out_of_memory(void **state)
  * a moment, so it runs only with GP_TEST_LARGE=1 (alone). */
 static void workspace_out_of_memory(void **state)
 {
-    gp_context *ctx = large_ctx(state, 0), *fresh = NULL;
+    gp_context *ctx = large_ctx_or_fail(state, "workspace out of memory (fills the device for a moment)", 0);
+    gp_context *fresh = NULL;
     const size_t n = (size_t)1 << 24;
     int32_t *host = NULL, *back = NULL;
     uint8_t *flags = NULL;
@@ -508,8 +353,8 @@ static void workspace_out_of_memory(void **state)
     assert_int_equal(count, want);
     GPT_OK(ctx, gp_scan(ctx, GP_INT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, d_in, d_scan, n));
     GPT_OK(ctx, gp_context_synchronize(ctx));
-    GPT_OK(ctx, gp_context_create(&fresh_ctx, GP_BACKEND_CUDA, 0));
-    fresh = fresh_ctx;
+    GPT_OK(ctx, gp_context_create(&second_ctx, GP_BACKEND_CUDA, 0));
+    fresh = second_ctx;
 
     /* Poison the outputs, then take every byte the device has left. */
     gpt_poison(back, n * 4);

@@ -138,8 +138,9 @@ static void segmented_reduce_scan_past_2_31(void **state)
     void *d_in, *d_out, *d_keys, *d_off, *d_red;
     uint32_t *red = host_alloc(L.nseg * 4);
     mismatch m = {0};
-    size_t s, base, k;
+    size_t s, i;
     seg_cursor c;
+    reader rd;
     uint32_t run = 0;
     double t0;
 
@@ -176,20 +177,17 @@ static void segmented_reduce_scan_past_2_31(void **state)
     GPT_OK(ctx, gp_segmented_scan(ctx, GP_UINT32, GP_OP_SUM, GP_SCAN_EXCLUSIVE, d_in, d_out, n, d_off, L.nseg));
     print_message("  gp_segmented_scan (sum, exclusive): %.1f ms\n", timed(ctx, t0));
     c = seg_cursor_at(&L, 0);
-    for (base = 0; base < n; base += CHUNK) {
-        const size_t cnt = n - base < CHUNK ? n - base : CHUNK;
-        const uint32_t *out = fetch(ctx, h[0], d_out, 4, base, cnt);
-        for (k = 0; k < cnt; k++) {
-            const size_t i = base + k;
-            const int64_t sg = seg_of(&c, i);
-            uint32_t want = POISON32; /* outside every segment: not written */
-            if (sg >= 0) {
-                if (i == L.off[sg]) run = 0;
-                want = run;
-                run += (uint32_t)i;
-            }
-            if (out[k] != want) note_bad(&m, i, out[k], want);
+    rd = reader_of(ctx, d_out, n, 4, h[0]);
+    for (i = 0; i < n; i++) {
+        const int64_t sg = seg_of(&c, i);
+        const uint32_t got = read_u32(&rd, i);
+        uint32_t want = POISON32; /* outside every segment: not written */
+        if (sg >= 0) {
+            if (i == L.off[sg]) run = 0;
+            want = run;
+            run += (uint32_t)i;
         }
+        if (got != want) note_bad(&m, i, got, want);
     }
     expect_none(&m, "segmented scan outputs", n);
     dev_release(d_red);
@@ -202,19 +200,15 @@ static void segmented_reduce_scan_past_2_31(void **state)
     GPT_OK(ctx, gp_scan_by_key(ctx, GP_UINT32, d_keys, GP_UINT32, GP_OP_SUM, GP_SCAN_INCLUSIVE, d_in, d_out, n));
     print_message("  gp_scan_by_key (sum, inclusive): %.1f ms\n", timed(ctx, t0));
     c = seg_cursor_at(&L, 0);
+    rd = reader_of(ctx, d_out, n, 4, h[0]);
     {
         uint32_t prev_key = 0;
-        for (base = 0; base < n; base += CHUNK) {
-            const size_t cnt = n - base < CHUNK ? n - base : CHUNK;
-            const uint32_t *out = fetch(ctx, h[0], d_out, 4, base, cnt);
-            for (k = 0; k < cnt; k++) {
-                const size_t i = base + k;
-                const uint32_t key = segment_id_key(&c, i);
-                if (i == 0 || key != prev_key) run = 0;
-                run += (uint32_t)i;
-                prev_key = key;
-                if (out[k] != run) note_bad(&m, i, out[k], run);
-            }
+        for (i = 0; i < n; i++) {
+            const uint32_t key = segment_id_key(&c, i), got = read_u32(&rd, i);
+            if (i == 0 || key != prev_key) run = 0;
+            run += (uint32_t)i;
+            prev_key = key;
+            if (got != run) note_bad(&m, i, got, run);
         }
     }
     expect_none(&m, "scan-by-key outputs", n);
@@ -235,8 +229,9 @@ static void segmented_sort_past_2_31(void **state)
     seg_layout L = seg_layout_make(n);
     void *d_keys, *d_kout, *d_vout, *d_off;
     mismatch mk = {0}, mv = {0};
-    size_t base, k;
+    size_t i;
     seg_cursor c;
+    reader rk, rv;
     double t0;
 
     seg_layout_print(&L);
@@ -252,22 +247,19 @@ static void segmented_sort_past_2_31(void **state)
                                         L.nseg, 0, 32));
     print_message("  gp_segmented_sort_pairs (%zu segments): %.1f ms\n", L.nseg, timed(ctx, t0));
     c = seg_cursor_at(&L, 0);
-    for (base = 0; base < n; base += CHUNK) {
-        const size_t cnt = n - base < CHUNK ? n - base : CHUNK;
-        const uint32_t *ko = fetch(ctx, h[0], d_kout, 4, base, cnt);
-        const uint32_t *vo = fetch(ctx, h[1], d_vout, 4, base, cnt);
-        for (k = 0; k < cnt; k++) {
-            const size_t i = base + k;
-            const int64_t sg = seg_of(&c, i);
-            uint32_t want_k = POISON32, want_v = POISON32; /* outside every segment: not written */
-            if (sg >= 0) {
-                const uint64_t a = L.off[sg], len = L.off[sg + 1] - a, t = i - a;
-                want_k = (uint32_t)(t / 2);
-                want_v = (uint32_t)(a + sorted_origin(t, len));
-            }
-            if (ko[k] != want_k) note_bad(&mk, i, ko[k], want_k);
-            if (vo[k] != want_v) note_bad(&mv, i, vo[k], want_v);
+    rk = reader_of(ctx, d_kout, n, 4, h[0]);
+    rv = reader_of(ctx, d_vout, n, 4, h[1]);
+    for (i = 0; i < n; i++) {
+        const int64_t sg = seg_of(&c, i);
+        const uint32_t ko = read_u32(&rk, i), vo = read_u32(&rv, i);
+        uint32_t want_k = POISON32, want_v = POISON32; /* outside every segment: not written */
+        if (sg >= 0) {
+            const uint64_t a = L.off[sg], len = L.off[sg + 1] - a, t = i - a;
+            want_k = (uint32_t)(t / 2);
+            want_v = (uint32_t)(a + sorted_origin(t, len));
         }
+        if (ko != want_k) note_bad(&mk, i, ko, want_k);
+        if (vo != want_v) note_bad(&mv, i, vo, want_v);
     }
     expect_none(&mk, "sorted keys", n);
     expect_none(&mv, "sorted positions", n);
@@ -345,40 +337,46 @@ static void hist_want(size_t N, uint64_t want[16])
     want[5] += N - m0 - m64;
 }
 
+/* gp_histogram_even over the first N samples into counts of counts_dtype
+ * (GP_UINT64 or GP_UINT32), poisoned first; every bin checked. */
+static void check_histogram(gp_context *ctx, const void *d, size_t N, gp_dtype counts_dtype, void *d_counts,
+                            void *chunk)
+{
+    const int32_t lo = 0, hi = 16;
+    const char *type = counts_dtype == GP_UINT64 ? "uint64" : "uint32";
+    uint64_t want[16], got[16];
+    uint32_t got32[16];
+    double t0;
+    int v;
+
+    dev_poison(ctx, d_counts, 16 * 8, chunk);
+    t0 = now_s();
+    GPT_OK(ctx, gp_histogram_even(ctx, GP_INT32, d, N, &lo, &hi, 16, counts_dtype, d_counts));
+    print_message("  gp_histogram_even over %zu (%s counts): %.1f ms\n", N, type, timed(ctx, t0));
+    if (counts_dtype == GP_UINT64) {
+        GPT_OK(ctx, gp_download(ctx, got, d_counts, sizeof got));
+    } else {
+        GPT_OK(ctx, gp_download(ctx, got32, d_counts, sizeof got32));
+        for (v = 0; v < 16; v++) got[v] = got32[v];
+    }
+    hist_want(N, want);
+    print_message("  bin 5: %llu (want %llu)\n", (unsigned long long)got[5], (unsigned long long)want[5]);
+    for (v = 0; v < 16; v++)
+        if (got[v] != want[v])
+            fail_msg("%s counts: bin %d is %llu, want %llu", type, v, (unsigned long long)got[v],
+                     (unsigned long long)want[v]);
+}
+
 static void histogram_even_past_2_32(void **state)
 {
     const size_t n = large_n(), nh = 2 * n;
     gp_context *ctx = large_ctx(state, "histogram_even, int32 samples, 2n of them", nh * 4);
     void *chunk = host_alloc(CHUNK * 4);
     void *d = dev_alloc(ctx, nh * 4), *d_counts = dev_alloc(ctx, 16 * 8);
-    const int32_t lo = 0, hi = 16;
-    uint64_t want[16], got64[16];
-    uint32_t got32[16];
-    double t0;
-    int v;
 
     fill_periodic(ctx, d, gen_hist, NULL, nh, 4, chunk);
-    dev_poison(ctx, d_counts, 16 * 8, chunk);
-    t0 = now_s();
-    GPT_OK(ctx, gp_histogram_even(ctx, GP_INT32, d, nh, &lo, &hi, 16, GP_UINT64, d_counts));
-    print_message("  gp_histogram_even over %zu (uint64 counts): %.1f ms\n", nh, timed(ctx, t0));
-    GPT_OK(ctx, gp_download(ctx, got64, d_counts, sizeof got64));
-    hist_want(nh, want);
-    print_message("  bin 5: %llu (want %llu)\n", (unsigned long long)got64[5], (unsigned long long)want[5]);
-    for (v = 0; v < 16; v++)
-        if (got64[v] != want[v])
-            fail_msg("uint64 counts: bin %d is %llu, want %llu", v, (unsigned long long)got64[v],
-                     (unsigned long long)want[v]);
-
-    dev_poison(ctx, d_counts, 16 * 8, chunk);
-    t0 = now_s();
-    GPT_OK(ctx, gp_histogram_even(ctx, GP_INT32, d, n, &lo, &hi, 16, GP_UINT32, d_counts));
-    print_message("  gp_histogram_even over %zu (uint32 counts): %.1f ms\n", n, timed(ctx, t0));
-    GPT_OK(ctx, gp_download(ctx, got32, d_counts, sizeof got32));
-    hist_want(n, want);
-    for (v = 0; v < 16; v++)
-        if (got32[v] != want[v])
-            fail_msg("uint32 counts: bin %d is %u, want %llu", v, got32[v], (unsigned long long)want[v]);
+    check_histogram(ctx, d, nh, GP_UINT64, d_counts, chunk); /* bin 5 past 2^32 */
+    check_histogram(ctx, d, n, GP_UINT32, d_counts, chunk);  /* bin 5 past 2^31 */
 }
 
 int main(void)

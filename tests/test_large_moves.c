@@ -34,8 +34,9 @@ static void partition_past_2_31(void **state)
     gp_context *ctx = large_ctx(state, "partition, uint32 values, uint8 flags", 9 * np);
     void *h = host_alloc(CHUNK * 4);
     void *d_in, *d_flags, *d_out;
-    size_t sel = 0, base, k;
+    size_t sel = 0, j;
     mismatch m = {0};
+    reader rd;
     double t0;
 
     d_in = make_input(ctx, gen_iota32, NULL, np, 4, h);
@@ -48,16 +49,13 @@ static void partition_past_2_31(void **state)
     print_message("  gp_partition of %zu: %.1f ms, %zu selected (want %zu; 2^31 = %zu)\n", np, timed(ctx, t0), sel,
                   want_sel, B31);
     assert_int_equal(sel, want_sel);
-    for (base = 0; base < np; base += CHUNK) {
-        const size_t cnt = np - base < CHUNK ? np - base : CHUNK;
-        const uint32_t *out = fetch(ctx, h, d_out, 4, base, cnt);
-        for (k = 0; k < cnt; k++) {
-            const size_t j = base + k, q = j % 7;
-            /* selected: the j-th i with i % 8 != 3; the rest: 8r + 3 */
-            const uint32_t want =
-                j < sel ? (uint32_t)(j / 7 * 8 + (q >= 3 ? q + 1 : q)) : (uint32_t)(8 * (j - sel) + 3);
-            if (out[k] != want) note_bad(&m, j, out[k], want);
-        }
+    rd = reader_of(ctx, d_out, np, 4, h);
+    for (j = 0; j < np; j++) {
+        const size_t q = j % 7;
+        /* selected: the j-th i with i % 8 != 3; the rest: 8r + 3 */
+        const uint32_t got = read_u32(&rd, j),
+                       want = j < sel ? (uint32_t)(j / 7 * 8 + (q >= 3 ? q + 1 : q)) : (uint32_t)(8 * (j - sel) + 3);
+        if (got != want) note_bad(&m, j, got, want);
     }
     expect_none(&m, "partition outputs", np);
 }
@@ -86,16 +84,14 @@ static void gen_perm(void *chunk, size_t first, size_t count, const void *arg)
 static void check_perm32(gp_context *ctx, void *h, const void *d, const perm *p, uint64_t mul, const char *what)
 {
     mismatch m = {0};
-    size_t base, k;
+    reader rd = reader_of(ctx, d, p->n, 4, h);
+    size_t i;
     uint64_t v = 0;
-    for (base = 0; base < p->n; base += CHUNK) {
-        const size_t cnt = p->n - base < CHUNK ? p->n - base : CHUNK;
-        const uint32_t *out = fetch(ctx, h, d, 4, base, cnt);
-        for (k = 0; k < cnt; k++) {
-            if (out[k] != (uint32_t)v) note_bad(&m, base + k, out[k], v);
-            v += mul;
-            if (v >= p->n) v -= p->n;
-        }
+    for (i = 0; i < p->n; i++) {
+        const uint32_t got = read_u32(&rd, i);
+        if (got != (uint32_t)v) note_bad(&m, i, got, v);
+        v += mul;
+        if (v >= p->n) v -= p->n;
     }
     expect_none(&m, what, p->n);
 }
@@ -232,7 +228,8 @@ static void merge_past_2_31(void **state)
     void *h[2] = {host_alloc(CHUNK * 4), host_alloc(CHUNK * 4)};
     void *d_ev, *d_od, *d_io, *d_ko, *d_vo;
     mismatch mk = {0}, mv = {0};
-    size_t base, k;
+    reader rk, rv;
+    size_t t;
     int one = 1;
     double t0;
 
@@ -246,11 +243,10 @@ static void merge_past_2_31(void **state)
     t0 = now_s();
     GPT_OK(ctx, gp_merge_keys(ctx, GP_UINT32, GP_SORT_ASCENDING, d_ev, na, d_od, nb, d_ko));
     print_message("  gp_merge_keys, %zu + %zu: %.1f ms\n", na, nb, timed(ctx, t0));
-    for (base = 0; base < n; base += CHUNK) {
-        const size_t cnt = n - base < CHUNK ? n - base : CHUNK;
-        const uint32_t *ko = fetch(ctx, h[0], d_ko, 4, base, cnt);
-        for (k = 0; k < cnt; k++)
-            if (ko[k] != (uint32_t)(base + k)) note_bad(&mk, base + k, ko[k], base + k);
+    rk = reader_of(ctx, d_ko, n, 4, h[0]);
+    for (t = 0; t < n; t++) {
+        const uint32_t ko = read_u32(&rk, t);
+        if (ko != (uint32_t)t) note_bad(&mk, t, ko, t);
     }
     expect_none(&mk, "merged keys", n);
 
@@ -259,15 +255,12 @@ static void merge_past_2_31(void **state)
     t0 = now_s();
     GPT_OK(ctx, gp_merge_pairs(ctx, GP_UINT32, GP_SORT_ASCENDING, d_io, d_ev, na, d_io, d_od, nb, 4, d_ko, d_vo));
     print_message("  gp_merge_pairs, %zu + %zu: %.1f ms\n", na, nb, timed(ctx, t0));
-    for (base = 0; base < n; base += CHUNK) {
-        const size_t cnt = n - base < CHUNK ? n - base : CHUNK;
-        const uint32_t *ko = fetch(ctx, h[0], d_ko, 4, base, cnt);
-        const uint32_t *vo = fetch(ctx, h[1], d_vo, 4, base, cnt);
-        for (k = 0; k < cnt; k++) {
-            const size_t t = base + k;
-            if (ko[k] != (uint32_t)(t / 2)) note_bad(&mk, t, ko[k], t / 2);
-            if (vo[k] != (uint32_t)t) note_bad(&mv, t, vo[k], t);
-        }
+    rk = reader_of(ctx, d_ko, n, 4, h[0]);
+    rv = reader_of(ctx, d_vo, n, 4, h[1]);
+    for (t = 0; t < n; t++) {
+        const uint32_t ko = read_u32(&rk, t), vo = read_u32(&rv, t);
+        if (ko != (uint32_t)(t / 2)) note_bad(&mk, t, ko, t / 2);
+        if (vo != (uint32_t)t) note_bad(&mv, t, vo, t);
     }
     expect_none(&mk, "merged pair keys", n);
     expect_none(&mv, "merged pair values", n);
