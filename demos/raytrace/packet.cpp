@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* packet.cpp - the business-card raytracer on the CPU, 16 samples at a time.
+/* packet.cpp - the business-card raytracer on the CPU, 16 or 8 samples at a
+ * time.
  *
  * The per-ray path (raytrace.cu) spends most of its time in scalar control
- * flow around small sphere tests. Here the 16 lanes of an AVX-512 vector are
- * 16 samples of one pixel: jittered through the same pixel and lens, they
+ * flow around small sphere tests. Here the lanes of a vector (16 with
+ * AVX-512, 8 with AVX2) are samples of one pixel: jittered through the same pixel and lens, they
  * mostly meet the same things, so the lanes stay busy. Every lane does the
  * per-ray path's operations in the same order, with selects where that path
  * branches, so the image is the same bit for bit (the demo's tests hold the
@@ -15,233 +16,89 @@
  * number of draws, so one counter serves the packet. */
 #include "raytrace/packet.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 using namespace card;
 
 #if !(defined(__x86_64__) && defined(__GNUC__))
 /* Not x86-64 (or not GCC/Clang): the per-ray path serves. */
-bool rt_packets_supported() { return false; }
-void rt_packet_row(const Camera &, const Spheres &, int, int, int, unsigned char *) {}
+int rt_packet_lanes() { return 0; }
+void rt_packet_row(const Camera &, const Spheres &, int, int, int, unsigned char *, int) {}
 #else
 
 #include <immintrin.h>
 
-bool rt_packets_supported()
+int rt_packet_lanes()
 {
+    /* GP_CPU_PACKETS=avx2: 8-sample packets even where AVX-512 is there
+     * (what a CPU with AVX2 and no AVX-512 runs) */
+    const char *force = getenv("GP_CPU_PACKETS");
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && !(force && !strcmp(force, "avx2")))
+        return 16;
+    if (__builtin_cpu_supports("avx2")) return 8;
+    return 0;
 }
 
-/* Everything below runs only where rt_packets_supported(). */
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq")
+/* Everything below runs only where rt_packet_lanes() says so. */
+#pragma GCC diagnostic push
 /* GCC 12 warns about the _mm512_undefined_ps inside its own sqrt, roundscale
  * and gather intrinsics (GCC bug 105593, fixed in 13). */
-#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace {
 
-typedef float vf __attribute__((vector_size(64)));    /* 16 floats */
-typedef int32_t vi __attribute__((vector_size(64)));  /* 16 ints; masks are -1 (true) or 0 */
-typedef uint64_t vq __attribute__((vector_size(64))); /* 8 lanes of 64 bits */
-typedef int32_t vi8 __attribute__((vector_size(32)));
-
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq")
+namespace lanes16 {
+constexpr int kLanes = 16;
+typedef float vf __attribute__((vector_size(64)));
+typedef int32_t vi __attribute__((vector_size(64)));
+typedef uint64_t vq __attribute__((vector_size(64)));
+typedef int32_t vh __attribute__((vector_size(32)));
 inline vf splat(float s) { return (vf)_mm512_set1_ps(s); }
 inline vi splati(int s) { return (vi)_mm512_set1_epi32(s); }
 inline bool any(vi m) { return _mm512_movepi32_mask((__m512i)m) != 0; }
 inline vf vsqrt(vf a) { return (vf)_mm512_sqrt_ps((__m512)a); }
 inline vf vceil(vf a) { return (vf)_mm512_roundscale_ps((__m512)a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+inline vf gather(const float *base, vi idx) { return (vf)_mm512_i32gather_ps((__m512i)idx, base, 4); }
+inline vi concat(vh lo, vh hi) { return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+inline vi lane_index() { return vi{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}; }
+inline vq half_index() { return vq{0, 1, 2, 3, 4, 5, 6, 7}; }
+#include "raytrace/packet_lanes.h"
+} // namespace lanes16
+#pragma GCC pop_options
 
-/* 16 points or directions; the operations of card.h's V, lane by lane. */
-struct P {
-    vf x, y, z;
-};
-inline P pk(vf x, vf y, vf z) { return P{x, y, z}; }
-inline P pk(V v) { return P{splat(v.x), splat(v.y), splat(v.z)}; }
-inline P add(P a, P b) { return pk(a.x + b.x, a.y + b.y, a.z + b.z); }
-inline P mul(P a, vf s) { return pk(a.x * s, a.y * s, a.z * s); }
-inline vf dot(P a, P b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-inline P unit(P a) { return mul(a, 1.0f / vsqrt(dot(a, a))); }
-inline P select(vi m, P a, P b) { return pk(m ? a.x : b.x, m ? a.y : b.y, m ? a.z : b.z); }
-
-/* card.h's rnd for 16 samples: base0/base1 hold lanes 0-7 and 8-15. */
-inline vf rnd(const vq &base0, const vq &base1, unsigned &draw)
-{
-    const uint64_t offset = (uint64_t)(draw++) + 0x9E3779B97F4A7C15ull;
-    vq x0 = base0 + offset, x1 = base1 + offset;
-    x0 = (x0 ^ (x0 >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x1 = (x1 ^ (x1 >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x0 = (x0 ^ (x0 >> 27)) * 0x94D049BB133111EBull;
-    x1 = (x1 ^ (x1 >> 27)) * 0x94D049BB133111EBull;
-    x0 ^= x0 >> 31;
-    x1 ^= x1 >> 31;
-    /* x >> 40 < 2^24: exact as int32 and as float */
-    vi8 lo = __builtin_convertvector(x0 >> 40, vi8), hi = __builtin_convertvector(x1 >> 40, vi8);
-    vi all = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return __builtin_convertvector(all, vf) * (1.0f / 16777216.0f);
-}
-
-/* One axis of raytrace.cu's box_span for the lanes; ok drops lanes that miss. */
-inline void slab(vf oo, vf dd, float lo, float hi, vf &t0, vf &t1, vi &ok)
-{
-    const vi flat = dd == 0.f;
-    ok &= ~(flat & ((oo < lo) | (oo > hi)));
-    vf inv = 1.f / dd, ta = (lo - oo) * inv, tb = (hi - oo) * inv;
-    const vi swap = ta > tb;
-    const vf a = swap ? tb : ta, b = swap ? ta : tb;
-    t0 = flat ? t0 : (a > t0 ? a : t0);
-    t1 = flat ? t1 : (b < t1 ? b : t1);
-    ok &= ~(t0 > t1);
-}
-
-/* raytrace.cu's trace for the lanes in act: 0 sky, 1 floor, 2 sphere.
- * ANY (shadow rays): only whether it is non-zero. */
-template <bool ANY>
-vi trace(P o, P d, vi act, vf &t, P &n, const Spheres &sp)
-{
-    const vf p = -o.z / d.z;
-    const vi floor = act & (.01f < p);
-    vi m = floor ? splati(1) : splati(0);
-    t = floor ? p : splat(1e9f);
-    n = pk(splat(0.f), splat(0.f), splat(1.f));
-    vi live = ANY ? act & ~floor : act;
-    if (!any(live)) return m;
-
-    /* the culls: bounding sphere, box, and a floor hit before the box */
-    const P q = pk(o.x - kBoundX, o.y, o.z - kBoundZ);
-    const vf qb = dot(q, d), qc = dot(q, q) - kBoundR2;
-    live &= (qc <= 0.f) | ((qb < 0.f) & (qb * qb - qc > 0.f));
-    if (!any(live)) return m;
-    vf t0 = splat(0.f), t1 = splat(1e30f);
-    slab(o.x, d.x, kBoxLoX, kBoxHiX, t0, t1, live);
-    slab(o.y, d.y, kBoxLoY, kBoxHiY, t0, t1, live);
-    slab(o.z, d.z, kBoxLoZ, kBoxHiZ, t0, t1, live);
-    live &= ~(t0 > t);
-    if (!any(live)) return m;
-
-    /* the x and z each lane reaches inside the box, for the group cull */
-    vf xa = o.x + d.x * t0, xb = o.x + d.x * t1, za = o.z + d.z * t0, zb = o.z + d.z * t1;
-    const vi sx = xa > xb, sz = za > zb;
-    const vf xlo = sx ? xb : xa, xhi = sx ? xa : xb, zlo = sz ? zb : za, zhi = sz ? za : zb;
-    vi best = splati(-1), hit = splati(0);
-    for (int g = 0; 8 * g < sp.n; g++) {
-        const vi gm = live & ~((xhi < sp.gx0[g]) | (xlo > sp.gx1[g]) | (zhi < sp.gz0[g]) | (zlo > sp.gz1[g]));
-        if (!any(gm)) continue;
-        for (int i = 8 * g; i < 8 * g + 8 && i < sp.n; i++) {
-            const vf px = o.x - sp.x[i], py = o.y, pz = o.z - sp.z[i];
-            const vf b = px * d.x + py * d.y + pz * d.z;
-            const vf c = px * px + py * py + pz * pz - 1.f;
-            const vf qq = b * b - c;
-            const vi pos = qq > 0.f;
-            const vf s = pos ? -b - vsqrt(pos ? qq : splat(0.f)) : splat(1e30f);
-            const vi win = gm & (s < t) & (s > .01f);
-            if (ANY) {
-                hit |= win;
-            } else {
-                t = win ? s : t;
-                best = win ? splati(i) : best;
-            }
-        }
-    }
-    if (ANY) return m | hit;
-    const vi sphere = best >= 0;
-    if (any(sphere)) {
-        const __m512i idx = (__m512i)(sphere ? best : splati(0));
-        const vf cx = (vf)_mm512_i32gather_ps(idx, sp.x, 4), cz = (vf)_mm512_i32gather_ps(idx, sp.z, 4);
-        n = select(sphere, unit(add(pk(o.x - cx, o.y, o.z - cz), mul(d, t))), n);
-        m = sphere ? splati(2) : m;
-    }
-    return m;
-}
-
-inline vf pow99(vf x)
-{
-    vf x2 = x * x, x4 = x2 * x2, x8 = x4 * x4, x16 = x8 * x8, x32 = x16 * x16, x64 = x32 * x32;
-    return x64 * x32 * x2 * x;
-}
-
-/* raytrace.cu's shade for the lanes in act. */
-P shade(P o, P d, vi act, const vq &base0, const vq &base1, unsigned draw, const Spheres &sp)
-{
-    P sum = pk(splat(0.f), splat(0.f), splat(0.f));
-    vf w = splat(1.f);
-    vi live = act;
-    for (int depth = 0; depth < 32 && any(live); depth++) {
-        vf t;
-        P n;
-        const vi m = trace<false>(o, d, live, t, n, sp);
-        const vi sky = live & (m == 0);
-        if (any(sky)) {
-            const vf k = 1.f - d.z, k2 = k * k;
-            sum = select(sky, add(sum, mul(pk(mk(.7f, .6f, 1.f)), w * (k2 * k2))), sum);
-            live &= ~sky;
-            if (!any(live)) break;
-        }
-        const P h = add(o, mul(d, t));
-        const vf lx = 9.f + rnd(base0, base1, draw), ly = 9.f + rnd(base0, base1, draw);
-        const P l = unit(add(pk(lx, ly, splat(16.f)), mul(h, splat(-1.f))));
-        vf b = dot(l, n), ts;
-        P ns;
-        const vi below = b < 0.f;
-        const vi shadow = trace<true>(h, l, live & ~below, ts, ns, sp);
-        b = (below | (shadow != 0)) ? splat(0.f) : b;
-        const vi floor = live & (m == 1);
-        if (any(floor)) {
-            const P g = mul(h, splat(.2f));
-            const vi red = (__builtin_convertvector(vceil(g.x) + vceil(g.y), vi) & 1) != 0;
-            const P col = pk(splat(3.f), red ? splat(1.f) : splat(3.f), red ? splat(1.f) : splat(3.f));
-            sum = select(floor, add(sum, mul(col, w * (b * .2f + .1f))), sum);
-            live &= ~floor;
-            if (!any(live)) break;
-        }
-        const P r = add(d, mul(n, dot(n, d) * -2.f));
-        const vf p = pow99(dot(l, r) * (b > 0.f ? splat(1.f) : splat(0.f)));
-        sum = select(live, add(sum, mul(pk(p, p, p), w)), sum);
-        w *= .5f;
-        o = h;
-        d = r;
-    }
-    return sum;
-}
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace lanes8 {
+constexpr int kLanes = 8;
+typedef float vf __attribute__((vector_size(32)));
+typedef int32_t vi __attribute__((vector_size(32)));
+typedef uint64_t vq __attribute__((vector_size(32)));
+typedef int32_t vh __attribute__((vector_size(16)));
+inline vf splat(float s) { return (vf)_mm256_set1_ps(s); }
+inline vi splati(int s) { return (vi)_mm256_set1_epi32(s); }
+inline bool any(vi m) { return _mm256_movemask_ps((__m256)m) != 0; }
+inline vf vsqrt(vf a) { return (vf)_mm256_sqrt_ps((__m256)a); }
+inline vf vceil(vf a) { return (vf)_mm256_round_ps((__m256)a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+inline vf gather(const float *base, vi idx) { return (vf)_mm256_i32gather_ps(base, (__m256i)idx, 4); }
+inline vi concat(vh lo, vh hi) { return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7); }
+inline vi lane_index() { return vi{0, 1, 2, 3, 4, 5, 6, 7}; }
+inline vq half_index() { return vq{0, 1, 2, 3}; }
+#include "raytrace/packet_lanes.h"
+} // namespace lanes8
+#pragma GCC pop_options
 
 } // namespace
 
-void rt_packet_row(const Camera &k, const Spheres &sp, int size, int samples, int y, unsigned char *rgb)
+void rt_packet_row(const Camera &k, const Spheres &sp, int size, int samples, int y, unsigned char *rgb, int lanes)
 {
-    const vi lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    const vq lane8 = {0, 1, 2, 3, 4, 5, 6, 7};
-    const float weight = 3.5f * 64.f / (float)samples;
-    const P A = pk(k.a), B = pk(k.b), C = pk(k.c);
-    for (int x = 0; x < size; x++) {
-        const uint64_t id = (uint64_t)y * (uint64_t)size + (uint64_t)x;
-        V acc = mk(13, 13, 13);
-        for (int s0 = 0; s0 < samples; s0 += 16) {
-            const vi act = lane < samples - s0;
-            /* rng_base(id, s0 + lane), lanes 0-7 and 8-15 */
-            const vq base0 = (id << 20) | ((lane8 + (uint64_t)s0) << 8);
-            const vq base1 = (id << 20) | ((lane8 + (uint64_t)(s0 + 8)) << 8);
-            unsigned draw = 0;
-            const vf u = rnd(base0, base1, draw) - .5f, v = rnd(base0, base1, draw) - .5f;
-            const P t = add(mul(A, u * 99.f), mul(B, v * 99.f));
-            const vf px = (rnd(base0, base1, draw) + (float)x) * k.scale;
-            const vf py = ((float)y + rnd(base0, base1, draw)) * k.scale;
-            const P dir = unit(add(mul(t, splat(-1.f)), mul(add(add(mul(A, px), mul(B, py)), C), splat(16.f))));
-            const P c = shade(add(pk(mk(17, 16, 8)), t), dir, act, base0, base1, draw, sp);
-            /* the samples' sum in sample order, as the per-ray path adds them */
-            float cx[16], cy[16], cz[16];
-            _mm512_storeu_ps(cx, (__m512)c.x);
-            _mm512_storeu_ps(cy, (__m512)c.y);
-            _mm512_storeu_ps(cz, (__m512)c.z);
-            for (int l = 0; l < 16 && s0 + l < samples; l++) acc = add(mul(mk(cx[l], cy[l], cz[l]), weight), acc);
-        }
-        unsigned char *o = rgb + 3 * ((size_t)y * (size_t)size + (size_t)(size - 1 - x));
-        o[0] = (unsigned char)fminf(acc.x, 255.f);
-        o[1] = (unsigned char)fminf(acc.y, 255.f);
-        o[2] = (unsigned char)fminf(acc.z, 255.f);
-    }
+    if (lanes == 16) lanes16::row(k, sp, size, samples, y, rgb);
+    else lanes8::row(k, sp, size, samples, y, rgb);
 }
 
 #pragma GCC diagnostic pop
-#pragma GCC pop_options
 
 #endif /* x86-64 */

@@ -219,7 +219,7 @@ struct CpuJob {
     Spheres sp;
     int size, samples;
     unsigned char *rgb;
-    bool packets;          /* rt_packet_row (AVX-512), else the per-ray path */
+    int lanes;             /* rt_packet_row's packet width (16, 8), or 0: the per-ray path */
     volatile int next_row; /* rows handed out one at a time */
 };
 void cpu_part(void *arg, int, int)
@@ -228,7 +228,7 @@ void cpu_part(void *arg, int, int)
     for (;;) {
         int y = __atomic_fetch_add(&j->next_row, 1, __ATOMIC_RELAXED);
         if (y >= j->size) break;
-        if (j->packets) rt_packet_row(j->k, j->sp, j->size, j->samples, y, j->rgb);
+        if (j->lanes) rt_packet_row(j->k, j->sp, j->size, j->samples, y, j->rgb, j->lanes);
         else
             for (int x = 0; x < j->size; x++) pixel<true>(j->k, j->sp, j->size, j->samples, x, y, j->rgb);
     }
@@ -241,10 +241,11 @@ const char kUsage[] =
     "  --samples S               samples a pixel (default 64)\n"
     "  --output FILE             write the image (.png or .ppm, by gpuprim's image writer)\n"
     "  --threads T               CPU threads (default: all cores)\n"
-    "  --cpu-path auto|packets|rays  packets: 16 samples a vector (AVX-512); rays: one\n"
-    "                            ray at a time, SIMD over spheres (auto: packets where\n"
-    "                            the CPU has AVX-512; packets where it has not: exit 77);\n"
-    "                            both give the same image\n"
+    "  --cpu-path auto|packets|rays  packets: 16 samples a vector (AVX-512) or 8 (AVX2;\n"
+    "                            also where GP_CPU_PACKETS=avx2); rays: one ray at a\n"
+    "                            time, SIMD over spheres (auto: packets where the CPU\n"
+    "                            has AVX2 or AVX-512; packets where it has neither:\n"
+    "                            exit 77); all give the same image\n"
     "  --reps R                  render R times, report the median (default 1; CUDA: 5)\n"
     "  --compare FILE --tolerance L  fail unless every channel is within L levels of FILE's\n"
     "  --help";
@@ -270,11 +271,11 @@ int main(int argc, char **argv)
     }
     if (size < 1 || size > 8192 || samples < 1 || samples > 4096 || threads < 1 || reps < 0)
         demo_die("--size 1..8192, --samples 1..4096, --threads >= 1");
-    bool packets = rt_packets_supported();
-    if (!strcmp(cpu_path, "rays")) packets = false;
-    else if (!strcmp(cpu_path, "packets") && !packets) {
+    int lanes = rt_packet_lanes();
+    if (!strcmp(cpu_path, "rays")) lanes = 0;
+    else if (!strcmp(cpu_path, "packets") && !lanes) {
         /* 77: the tests' "skipped" code */
-        fprintf(stderr, "raytrace: --cpu-path packets: this CPU has no AVX-512 (F and DQ)\n");
+        fprintf(stderr, "raytrace: --cpu-path packets: this CPU has neither AVX2 nor AVX-512 (F and DQ)\n");
         return 77;
     } else if (strcmp(cpu_path, "packets") && strcmp(cpu_path, "auto"))
         demo_die("--cpu-path must be auto, packets or rays (got %s)", cpu_path);
@@ -310,7 +311,7 @@ int main(int argc, char **argv)
         cudaFree(d_rgb);
     } else {
         for (int r = 0; r < reps; r++) {
-            CpuJob j = {k, sp, size, samples, rgb, packets, 0};
+            CpuJob j = {k, sp, size, samples, rgb, lanes, 0};
             double t0 = demo_now();
             demo_parallel(cpu_part, &j, threads);
             t[r] = demo_now() - t0;
@@ -324,7 +325,10 @@ int main(int argc, char **argv)
                size, samples, p.name, med * 1e3, reps);
     } else {
         printf("raytrace: %dx%d, %d samples, cpu (%d threads, %s): %.3f ms per image (median of %d)\n", size, size,
-               samples, threads, packets ? "16-sample AVX-512 packets" : "one ray at a time, SIMD spheres, box cull",
+               samples, threads,
+               lanes == 16  ? "16-sample AVX-512 packets"
+               : lanes == 8 ? "8-sample AVX2 packets"
+                            : "one ray at a time, SIMD spheres, box cull",
                med * 1e3, reps);
     }
     if (output) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/blend.c - the row blends of the CPU tile renderer (scalar, SSE, AVX2)
- * and the run-time choice among them and the AVX-512 register tile. */
+ * and the run-time choice among them and the AVX2 and AVX-512 register
+ * tiles. */
 #include "tile.h"
 
 #include <stdlib.h>
@@ -85,22 +86,28 @@ __attribute__((target("avx2"))) static void blend_row_avx2(float *R, float *G, f
 #endif
 
 /* The widest shading the CPU runs: the AVX-512 register tile where the CPU
- * has it, else the widest row blend. GP_CPU_BLEND=scalar|sse|avx2|avx512
- * forces one (a testing knob: the tests hold each against the reference;
- * one the CPU lacks falls back to the widest it has). */
-blend_fn gpr_cpu_pick_blend(int *tile512)
+ * has AVX-512F, else the AVX2 register tile where it has AVX2 (the row
+ * blend then serves snow scenes only), else the widest row blend.
+ * GP_CPU_BLEND=scalar|sse|avx2-rows|avx2|avx512 forces one (a testing
+ * knob: the tests hold each against the reference; avx2 is what a CPU with
+ * AVX2 and no AVX-512 runs; one the CPU lacks falls back to the widest it
+ * has). */
+blend_fn gpr_cpu_pick_blend(gpr_tile_path *tile)
 {
     const char *force = getenv("GP_CPU_BLEND");
-    *tile512 = 0;
+    *tile = GPR_TILE_ROWS;
     if (force && !strcmp(force, "scalar")) return blend_row_scalar;
 #ifdef GPR_HAVE_X86
     if (force && !strcmp(force, "sse")) return blend_row_sse;
     __builtin_cpu_init();
-#ifdef GPR_HAVE_TILE512
-    *tile512 = (!force || !strcmp(force, "avx512")) && __builtin_cpu_supports("avx512f");
+    if (!__builtin_cpu_supports("avx2")) return blend_row_sse;
+#ifdef GPR_HAVE_REGISTER_TILES
+    if (!force || strcmp(force, "avx2-rows")) {
+        const int avx512 = __builtin_cpu_supports("avx512f") && (!force || strcmp(force, "avx2"));
+        *tile = avx512 ? GPR_TILE_AVX512 : GPR_TILE_AVX2;
+    }
 #endif
-    if (__builtin_cpu_supports("avx2")) return blend_row_avx2;
-    return blend_row_sse;
+    return blend_row_avx2;
 #else
     return blend_row_scalar;
 #endif

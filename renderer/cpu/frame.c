@@ -144,7 +144,7 @@ typedef struct job {
     /* Band of tile rows being binned / shaded. */
     int band_y0, band_y1;
     blend_fn blend;
-    int tile512; /* shade ordinary circles with shade_tile_avx512 */
+    gpr_tile_path tile; /* how ordinary circles are shaded */
     /* Progress: tiles shaded, reported by the calling thread only. */
     atomic_size_t tiles_done;
     size_t tiles_total;
@@ -219,7 +219,7 @@ static void shade_worker(void *p)
     size_t t;
     const int reports = r->progress.fn && pthread_equal(pthread_self(), jb->caller);
     while ((t = first + atomic_fetch_add(&jb->next, 1)) < last) {
-        gpr_cpu_shade_tile(r, t, jb->blend, jb->tile512);
+        gpr_cpu_shade_tile(r, t, jb->blend, jb->tile);
         atomic_fetch_add(&jb->tiles_done, 1);
         if (reports) gpr_progress_report(&r->progress, (double)atomic_load(&jb->tiles_done), (double)jb->tiles_total);
     }
@@ -254,7 +254,7 @@ gp_status gpr_cpu_renderer_render(gpr_cpu_renderer *r, int threads)
     jb.r = r;
     jb.chunks = chunks;
     jb.n = r->n;
-    jb.blend = gpr_cpu_pick_blend(&jb.tile512);
+    jb.blend = gpr_cpu_pick_blend(&jb.tile);
     atomic_init(&jb.next, 0);
     atomic_init(&jb.tiles_done, 0);
     jb.tiles_total = (size_t)(r->band_ty1 - r->band_ty0) * (size_t)r->tiles_x;

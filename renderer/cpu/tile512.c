@@ -3,7 +3,7 @@
  * circles, chosen at run time where the CPU has AVX-512F. */
 #include "tile.h"
 
-#ifdef GPR_HAVE_TILE512
+#ifdef GPR_HAVE_REGISTER_TILES
 #include <immintrin.h>
 
 /* Ordinary circles over a whole tile with AVX-512: the tile is shaded row

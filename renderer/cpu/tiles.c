@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/tiles.c - shading one tile of the CPU tile renderer: the background,
  * the tile's circles in order over its SoA buffer (the row blend or the
- * AVX-512 register tile for ordinary circles, gpr_shade for snow), then the
- * tile into the image. */
+ * AVX2 or AVX-512 register tile for ordinary circles, gpr_shade for snow),
+ * then the tile into the image. */
 #include "shade.h"
 #include "tile.h"
 
@@ -75,7 +75,7 @@ static void shade_tile_rows(const gpr_cpu_renderer *r, int tx0, int ty0, int tx1
     }
 }
 
-void gpr_cpu_shade_tile(gpr_cpu_renderer *r, size_t t, blend_fn blend, int tile512)
+void gpr_cpu_shade_tile(gpr_cpu_renderer *r, size_t t, blend_fn blend, gpr_tile_path tile)
 {
     _Alignas(64) float R[TILE_H][TILE_W];
     _Alignas(64) float G[TILE_H][TILE_W];
@@ -90,7 +90,7 @@ void gpr_cpu_shade_tile(gpr_cpu_renderer *r, size_t t, blend_fn blend, int tile5
     const uint32_t count = r->tile_total[t];
     const int snow = r->snow;
     int i, j;
-    (void)tile512; /* without GPR_HAVE_TILE512, only the row path */
+    (void)tile; /* without GPR_HAVE_REGISTER_TILES, only the row path */
 
     for (j = ty0; j < ty1; j++) {
         gpr_rgba bg = gpr_background(snow, j, r->height);
@@ -102,9 +102,11 @@ void gpr_cpu_shade_tile(gpr_cpu_renderer *r, size_t t, blend_fn blend, int tile5
         }
     }
 
-#ifdef GPR_HAVE_TILE512
-    if (tile512 && !snow)
+#ifdef GPR_HAVE_REGISTER_TILES
+    if (tile == GPR_TILE_AVX512 && !snow)
         gpr_cpu_shade_tile_avx512(r, tx0, ty0, ty1, list, count, R, G, B, A);
+    else if (tile == GPR_TILE_AVX2 && !snow)
+        gpr_cpu_shade_tile_avx2(r, tx0, ty0, ty1, list, count, R, G, B, A);
     else
 #endif
         shade_tile_rows(r, tx0, ty0, tx1, ty1, list, count, blend, R, G, B, A);
