@@ -284,12 +284,101 @@ static void sort(void **state)
     set_threads(ctx, 0);
 }
 
+/* The 32-bit integer sum scans, reduce and uint8-flag compaction have
+ * AVX2 forms (used where the processor has AVX2; GP_CPU_NO_AVX2=1
+ * turns them off): both forms against plain loops, at the edges of their
+ * tiles (16384 elements), of the threads' shares (multiples of 64K), with
+ * outputs shifted off 32-byte alignment, in place, and at a size whose
+ * output is stored non-temporally (64 MiB and more on any machine). */
+static void vector_paths_match_plain_loops(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    const size_t big = ((size_t)64 << 20) / 4 + 4099;
+    const size_t ns[] = {7, 16383, 16384, 16385, 32767, 32769, 65535, 65536, 65537, 131071, 131072, 131073,
+                         3 * 65536 + 1, 1000003, gpt_quick() ? 1000003 : big};
+    static const int tcounts[] = {1, 2, 3};
+    static const int density[] = {0, 50, 100};
+    const size_t most = gpt_quick() ? 1000003 : big;
+    uint32_t *in = gpt_malloc(most * 4), *want = gpt_malloc(most * 4), *got = gpt_malloc(most * 4 + 64);
+    uint64_t *in8 = gpt_malloc(most * 8), *got8 = gpt_malloc(most * 8 + 64);
+    uint8_t *flag_sets[COUNT(density)];
+    size_t si, ti, pi, i, count;
+    int no_avx2, incl, shift;
+    gpt_fill_random(GP_UINT32, in, most, 0);
+    gpt_fill_random(GP_UINT64, in8, most, 0);
+    for (pi = 0; pi < COUNT(density); pi++) {
+        flag_sets[pi] = gpt_malloc(most);
+        for (i = 0; i < most; i++) {
+            const uint64_t x = gpt_rand64();
+            flag_sets[pi][i] = (int)(x % 100) < density[pi] ? (uint8_t)(x >> 32 | 1) : 0;
+        }
+    }
+    for (no_avx2 = 0; no_avx2 < 2; no_avx2++) {
+        if (no_avx2) setenv("GP_CPU_NO_AVX2", "1", 1);
+        for (si = 0; si < COUNT(ns); si++)
+            for (ti = 0; ti < COUNT(tcounts); ti++) {
+                const size_t n = ns[si];
+                uint32_t acc = 0, r;
+                if (n > 1000003 && tcounts[ti] != 2) continue; /* the large size: one thread count */
+                set_threads(ctx, tcounts[ti]);
+                for (incl = 0; incl < 2; incl++)
+                    for (shift = 0; shift < 8; shift += si + 1 < COUNT(ns) ? 3 : 7) {
+                        const gp_scan_kind kind = incl ? GP_SCAN_INCLUSIVE : GP_SCAN_EXCLUSIVE;
+                        for (acc = 0, i = 0; i < n; i++) {
+                            want[i] = incl ? acc + in[i] : acc;
+                            acc += in[i];
+                        }
+                        gpt_poison(got, (n + 16) * 4);
+                        GPT_OK(ctx, gp_scan(ctx, GP_UINT32, GP_OP_SUM, kind, in, got + shift, n));
+                        if (memcmp(got + shift, want, n * 4))
+                            fail_msg("u32 scan (n=%zu, %d threads, shift %d, no_avx2 %d)", n, tcounts[ti], shift,
+                                     no_avx2);
+                        gpt_expect_poison(got, 0, (size_t)shift * 4, "scan before out");
+                        gpt_expect_poison(got, (n + (size_t)shift) * 4, (n + 16) * 4, "scan past out");
+                        memcpy(got + shift, in, n * 4); /* in place */
+                        GPT_OK(ctx, gp_scan(ctx, GP_INT32, GP_OP_SUM, kind, got + shift, got + shift, n));
+                        if (memcmp(got + shift, want, n * 4))
+                            fail_msg("i32 scan in place (n=%zu, %d threads)", n, tcounts[ti]);
+                    }
+                GPT_OK(ctx, gp_reduce(ctx, GP_INT32, GP_OP_SUM, in + 1, n - 1, &r));
+                assert_true(r == acc - in[0]);
+                for (pi = 0; pi < COUNT(density); pi++)
+                    for (shift = 0; shift < 8; shift += 5) {
+                        const uint8_t *flags = flag_sets[pi];
+                        size_t k = 0;
+                        for (i = 0; i < n; i++)
+                            if (flags[i]) want[k++] = (uint32_t)i;
+                        gpt_poison(got, (n + 16) * 4);
+                        GPT_OK(ctx, gp_compact(ctx, GP_UINT32, in, flags, GP_UINT8_FLAGS, got + shift, n, &count));
+                        assert_true(count == k);
+                        for (i = 0; i < k; i++)
+                            if (got[shift + i] != in[want[i]])
+                                fail_msg("compact 4-byte at %zu (n=%zu, %d threads)", i, n, tcounts[ti]);
+                        gpt_expect_poison(got, 0, (size_t)shift * 4, "compact before out");
+                        gpt_expect_poison(got, (k + (size_t)shift) * 4, (n + 16) * 4, "compact past count");
+                        gpt_poison(got8, (n + 16) * 8);
+                        GPT_OK(ctx, gp_compact(ctx, GP_FLOAT64, in8, flags, GP_UINT8_FLAGS, got8 + shift, n, &count));
+                        assert_true(count == k);
+                        for (i = 0; i < k; i++)
+                            if (got8[shift + i] != in8[want[i]])
+                                fail_msg("compact 8-byte at %zu (n=%zu, %d threads)", i, n, tcounts[ti]);
+                        gpt_expect_poison(got8, (k + (size_t)shift) * 8, (n + 16) * 8, "compact 8 past count");
+                    }
+            }
+        unsetenv("GP_CPU_NO_AVX2");
+    }
+    set_threads(ctx, 0);
+    free(in), free(want), free(got), free(in8), free(got8);
+    for (pi = 0; pi < COUNT(density); pi++) free(flag_sets[pi]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         GPT_TEST_CPU(scan_and_reduce),
         GPT_TEST_CPU(integer_results_match_plain_loops),
         GPT_TEST_CPU(compact_and_indices),
+        GPT_TEST_CPU(vector_paths_match_plain_loops),
         GPT_TEST_CPU(find_repeats),
         GPT_TEST_CPU(transpose),
         GPT_TEST_CPU(stencils),

@@ -8,13 +8,20 @@
  * thread writes its piece's survivors from there. The writes are
  * branch-free (every element is stored, the position advances by the flag)
  * into a small buffer on the stack, copied out per stretch, so nothing is
- * stored past a piece's survivors: another piece's, or past *count. */
+ * stored past a piece's survivors: another piece's, or past *count.
+ * With uint8 flags on a processor with AVX2, vector loops do the same in
+ * one pass over tiles (run_chained): each tile counted (while the tile
+ * before it is written), then written while its flags are still in cache;
+ * outputs larger than the cache are stored non-temporally. */
 #include "internal.h"
 #include "pool.h"
+#include "vec_kernels.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { kStretch = 512 };
+enum { kStretch = 512, kVecStretch = 2048, kTile = 1 << 14 };
 
 typedef struct compact_job {
     size_t es;            /* element bytes; 0: write indices */
@@ -22,6 +29,8 @@ typedef struct compact_job {
     gp_flag_type flag_type;
     void *out;
     size_t n;
+    int avx2;             /* u8 flags: the AVX2 kernels */
+    int stream;           /* store the output non-temporally */
     size_t start[GPI_POOL_MAX_PARTS];    /* per piece: its count, then its first output position */
 } compact_job;
 
@@ -67,11 +76,147 @@ DEFINE_WRITE(write8_i32, uint64_t, int32_t, in[i])
 DEFINE_WRITE(index_u8, uint64_t, uint8_t, (uint64_t)i)
 DEFINE_WRITE(index_i32, uint64_t, int32_t, (uint64_t)i)
 
+#if GPI_HAVE_AVX2_KERNELS
+/* The AVX2 form of DEFINE_WRITE for element values (es 4 or 8, u8 flags):
+ * survivors gathered into a stack buffer a stretch at a time, copied out
+ * (non-temporally with `stream`). Between the stretches it counts the set
+ * flags of next_flags[0, next_n) (the caller's next tile: its reads then
+ * overlap these writes) and returns that count. */
+static size_t write_u8_avx2(size_t es, const void *in, const uint8_t *flags, void *out, size_t lo, size_t hi,
+                            size_t pos, int stream, const uint8_t *next_flags, size_t next_n)
+{
+    uint64_t buf[kVecStretch + 8];
+    size_t b, counted = 0, next_count = 0;
+    for (b = lo; b < hi; b += kVecStretch) {
+        const size_t m = hi - b < kVecStretch ? hi - b : kVecStretch;
+        const size_t k = es == 4 ? gpi_avx2_select4_u8((const uint32_t *)in + b, flags + b, m, (uint32_t *)buf)
+                                 : gpi_avx2_select8_u8((const uint64_t *)in + b, flags + b, m, buf);
+        char *dst = (char *)out + pos * es;
+        if (stream) gpi_avx2_copy_stream(dst, buf, k * es);
+        else memcpy(dst, buf, k * es);
+        pos += k;
+        if (counted < next_n) {
+            const size_t c = next_n - counted < kVecStretch ? next_n - counted : kVecStretch;
+            next_count += gpi_avx2_count_u8(next_flags + counted, c);
+            counted += c;
+        }
+    }
+    if (stream) gpi_avx2_store_fence();
+    return next_count + gpi_avx2_count_u8(next_flags + counted, next_n - counted);
+}
+#endif
+
+#if GPI_HAVE_AVX2_KERNELS
+/* The AVX2 path in one pass over tiles of kTile elements, claimed in
+ * order by the threads: a tile's flags are counted and the count published
+ * (ready 1); its first output position is its predecessors' counts added
+ * back to the first published end (a predecessor that has not published
+ * soon, its thread perhaps descheduled, is counted here instead of waited
+ * for: no thread waits for another); its end is published (ready 2) and
+ * its survivors written while its flags are still in cache. */
+typedef struct chained_job {
+    compact_job *job;
+    size_t tiles;
+    atomic_size_t next;       /* the next tile to claim */
+    atomic_int *ready;        /* per tile: 1 its count, 2 also its end is published */
+    size_t *count, *end;      /* per tile: its count; its first output position + its count */
+} chained_job;
+
+enum { kHelpAfterSpins = 256 };
+
+static size_t tile_count(const compact_job *j, size_t k)
+{
+    const size_t lo = k * kTile;
+    return gpi_avx2_count_u8((const uint8_t *)j->flags + lo, j->n - lo < kTile ? j->n - lo : kTile);
+}
+
+static size_t start_of(const chained_job *c, size_t k)
+{
+    size_t acc = 0;
+    while (k > 0) {
+        const size_t p = --k;
+        unsigned spins = 0;
+        int state;
+        while ((state = atomic_load_explicit(&c->ready[p], memory_order_acquire)) == 0 && spins++ < kHelpAfterSpins)
+            __builtin_ia32_pause();
+        if (state == 2) return acc + c->end[p];
+        acc += state == 1 ? c->count[p] : tile_count(c->job, p);
+    }
+    return acc;
+}
+
+/* Publishes tile k's count, then its end; returns its first output
+ * position. */
+static size_t publish(chained_job *c, size_t k, size_t count)
+{
+    size_t pos;
+    c->count[k] = count;
+    atomic_store_explicit(&c->ready[k], 1, memory_order_release);
+    pos = start_of(c, k);
+    c->end[k] = pos + count;
+    atomic_store_explicit(&c->ready[k], 2, memory_order_release);
+    return pos;
+}
+
+/* Software-pipelined: a thread claims its next tile before it writes the
+ * current one, and counts the next one's flags while it writes. */
+static void chained_part(void *arg, int part, int parts)
+{
+    chained_job *c = (chained_job *)arg;
+    const compact_job *j = c->job;
+    const uint8_t *flags = (const uint8_t *)j->flags;
+    size_t k = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed), next, pos;
+    (void)part, (void)parts;
+    if (k >= c->tiles) return;
+    pos = publish(c, k, tile_count(j, k));
+    for (;; k = next) {
+        const size_t lo = k * kTile, hi = j->n - lo < kTile ? j->n : lo + kTile;
+        size_t next_lo, next_count;
+        next = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
+        next_lo = next < c->tiles ? next * kTile : j->n;
+        next_count = write_u8_avx2(j->es, j->in, flags, j->out, lo, hi, pos, j->stream, flags + next_lo,
+                                   j->n - next_lo < kTile ? j->n - next_lo : kTile);
+        if (next >= c->tiles) return;
+        pos = publish(c, next, next_count);
+    }
+}
+
+/* 0 when the tiles' state could not be allocated (nothing done then). */
+static int run_chained(compact_job *j, size_t *count, int threads)
+{
+    const int parts = gpi_pool_parts(j->n, threads);
+    chained_job c;
+    size_t k;
+    c.job = j;
+    c.tiles = (j->n + kTile - 1) / kTile;
+    c.ready = (atomic_int *)malloc(c.tiles * sizeof *c.ready);
+    c.end = (size_t *)malloc(c.tiles * sizeof *c.end);
+    c.count = (size_t *)malloc(c.tiles * sizeof *c.count);
+    if (!c.ready || !c.end || !c.count) {
+        free(c.ready), free(c.end), free(c.count);
+        return 0;
+    }
+    for (k = 0; k < c.tiles; k++) atomic_init(&c.ready[k], 0);
+    atomic_init(&c.next, 0);
+    j->stream = gpi_cpu_stream_output(j->n * j->es);
+    gpi_pool_run(parts, chained_part, &c);
+    *count = c.end[c.tiles - 1];
+    free(c.ready), free(c.end), free(c.count);
+    return 1;
+}
+#endif
+
 static void count_part(void *arg, int part, int parts)
 {
     compact_job *j = (compact_job *)arg;
     size_t lo, hi;
     gpi_pool_range(j->n, part, parts, 64, &lo, &hi);
+#if GPI_HAVE_AVX2_KERNELS
+    if (j->avx2) {
+        j->start[part] = gpi_avx2_count_u8((const uint8_t *)j->flags + lo, hi - lo);
+        return;
+    }
+#endif
     j->start[part] = count_set(j->flags, j->flag_type, lo, hi);
 }
 
@@ -81,6 +226,12 @@ static void write_part(void *arg, int part, int parts)
     const int u8 = j->flag_type == GP_UINT8_FLAGS;
     size_t lo, hi;
     gpi_pool_range(j->n, part, parts, 64, &lo, &hi);
+#if GPI_HAVE_AVX2_KERNELS
+    if (j->avx2 && j->es != 0) {
+        write_u8_avx2(j->es, j->in, (const uint8_t *)j->flags, j->out, lo, hi, j->start[part], j->stream, NULL, 0);
+        return;
+    }
+#endif
     if (j->es == 0) (u8 ? index_u8 : index_i32)(NULL, j->flags, j->out, lo, hi, j->start[part]);
     else if (j->es == 4) (u8 ? write4_u8 : write4_i32)(j->in, j->flags, j->out, lo, hi, j->start[part]);
     else (u8 ? write8_u8 : write8_i32)(j->in, j->flags, j->out, lo, hi, j->start[part]);
@@ -91,12 +242,17 @@ static void run(compact_job *j, size_t *count, int threads)
     const int parts = gpi_pool_parts(j->n, threads);
     size_t total = 0;
     int p;
+    j->avx2 = j->flag_type == GP_UINT8_FLAGS && ((uintptr_t)j->out & 3) == 0 && gpi_cpu_avx2();
+#if GPI_HAVE_AVX2_KERNELS
+    if (j->avx2 && j->es != 0 && j->n > kTile && run_chained(j, count, threads)) return;
+#endif
     gpi_pool_run(parts, count_part, j);
     for (p = 0; p < parts; p++) {
         const size_t c = j->start[p];
         j->start[p] = total;
         total += c;
     }
+    j->stream = j->avx2 && gpi_cpu_stream_output(total * (j->es ? j->es : 8));
     gpi_pool_run(parts, write_part, j);
     *count = total;
 }

@@ -7,6 +7,7 @@
  * identity. */
 #include "ops.h"
 #include "pool.h"
+#include "vec_kernels.h"
 
 #include <string.h>
 
@@ -15,6 +16,7 @@ typedef struct reduce_job {
     gp_op op;
     const void *in;
     size_t n;
+    int avx2_sum32; /* a 32-bit integer sum: the AVX2 kernel */
     uint64_t part_result[GPI_POOL_MAX_PARTS]; /* raw bytes of each piece's result */
 } reduce_job;
 
@@ -55,6 +57,13 @@ static void reduce_part(void *arg, int part, int parts)
     reduce_job *j = (reduce_job *)arg;
     size_t lo, hi;
     gpi_pool_range(j->n, part, parts, 64, &lo, &hi);
+#if GPI_HAVE_AVX2_KERNELS
+    if (j->avx2_sum32) {
+        const uint32_t s = gpi_avx2_sum_u32((const uint32_t *)j->in + lo, hi - lo, 0);
+        memcpy(&j->part_result[part], &s, sizeof s);
+        return;
+    }
+#endif
     fold_piece(j->dtype, j->op, j->in, lo, hi, &j->part_result[part]);
 }
 
@@ -92,6 +101,7 @@ gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, voi
     j.op = op;
     j.in = in;
     j.n = n;
+    j.avx2_sum32 = op == GP_OP_SUM && (dtype == GP_INT32 || dtype == GP_UINT32) && gpi_cpu_avx2();
     gpi_pool_run(parts, reduce_part, &j);
     fold_results(dtype, op, j.part_result, parts, result); /* in order: the value of one pass */
     return GP_SUCCESS;
