@@ -292,6 +292,50 @@ static void runs_of_a_million(void **state)
     check_shape(ctx, gpt_quick() ? 2000003 : 3500001, RUNS_OF_A_MILLION, 2);
 }
 
+/* Reduce-by-key without lengths (check_shape's sums and maxima carry
+ * lengths) at the CUDA tile edges, and every call over about a thousand
+ * tiles, so that each resident block of CUDA's pipelined kernel takes
+ * several in turn, through both of its stages (a tile holds 4096 4-byte or
+ * 2048 8-byte keys). */
+static void check_no_lengths(gp_context *ctx, size_t n, int shape)
+{
+    static const gp_dtype pairs[][2] = {{GP_INT32, GP_INT32},   {GP_UINT32, GP_UINT64}, {GP_INT64, GP_INT64},
+                                        {GP_FLOAT64, GP_INT32}, {GP_FLOAT32, GP_FLOAT64}};
+    const size_t npairs = n > 100000 ? 3 : COUNT(pairs);
+    size_t pi, oi;
+    for (pi = 0; pi < npairs; pi++) {
+        const gp_dtype kd = pairs[pi][0], vd = pairs[pi][1];
+        void *keys = gpt_malloc((n ? n : 1) * 8), *values = gpt_malloc((n ? n : 1) * 8);
+        fill_keys(kd, keys, n, shape);
+        gpt_fill_random(vd, values, n, 0);
+        for (oi = 0; oi < COUNT(ops); oi++)
+            check_call(ctx, REDUCE_BY_KEY, kd, vd, ops[oi], 0, keys, values, n, shape_name(shape));
+        if (n > 100000) {
+            check_call(ctx, REDUCE_BY_KEY, kd, vd, GP_OP_SUM, 1, keys, values, n, shape_name(shape));
+            check_call(ctx, UNIQUE, kd, kd, GP_OP_SUM, 0, keys, NULL, n, shape_name(shape));
+            check_call(ctx, UNIQUE_BY_KEY, kd, vd, GP_OP_SUM, 0, keys, values, n, shape_name(shape));
+            check_call(ctx, RLE, kd, kd, GP_OP_SUM, 1, keys, NULL, n, shape_name(shape));
+        }
+        free(keys);
+        free(values);
+    }
+}
+
+static void runs_without_lengths(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    static const size_t edges[] = {1, 33, 2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193, 4096 * 7 + 5};
+    static const int shapes[] = {ALL_EQUAL, DISTINCT, RUNS_1_TO_10};
+    size_t si;
+    int sh;
+    for (si = 0; si < COUNT(edges); si++)
+        for (sh = 0; sh < RUNS_OF_A_MILLION; sh++) check_no_lengths(ctx, edges[si], sh);
+    /* 1000 tiles of 4-byte keys (+1: a partial last one): more tiles than
+     * the GPU holds blocks */
+    for (si = 0; si < COUNT(shapes); si++) check_no_lengths(ctx, 4096 * 1000 + 1, shapes[si]);
+    check_no_lengths(ctx, 4096 * 1000, RUNS_1_TO_10);
+}
+
 /* ---- (3) float keys: NaN is a run of its own, -0.0 == +0.0 (first key out)
  * ---------- */
 static void runs_float_keys(void **state)
@@ -437,10 +481,8 @@ static void runs_in_place(void **state)
  * float sums take the ordered one): runs of one put every output entry on
  * its own input element, also the last key of each tile, which the next
  * tile reads as the key before its first. */
-static void runs_in_place_exact(void **state)
+static void check_in_place_exact(gp_context *ctx, size_t n)
 {
-    gp_context *ctx = gpt_ctx(state);
-    const size_t n = 4096 * 5 + 3;
     int32_t *keys = gpt_malloc(n * 4), *vals = gpt_malloc(n * 4), *want_k = gpt_malloc(n * 4);
     int32_t *want_v = gpt_malloc(n * 4), *got = gpt_malloc(n * 4), *got_v = gpt_malloc(n * 4);
     uint64_t *want_l = gpt_malloc(n * 8), *got_l = gpt_malloc(n * 8);
@@ -505,6 +547,15 @@ static void runs_in_place_exact(void **state)
     free(got_v);
     free(want_l);
     free(got_l);
+}
+
+static void runs_in_place_exact(void **state)
+{
+    gp_context *ctx = gpt_ctx(state);
+    check_in_place_exact(ctx, 4096 * 5 + 3);
+    /* about a thousand tiles: CUDA's pipelined kernel copies tiles ahead
+     * while earlier ones write */
+    check_in_place_exact(ctx, 4096 * 1000 + 3);
 }
 
 /* Buffers one element past a 16-byte boundary: the CUDA kernels load full
@@ -667,6 +718,7 @@ int main(void)
         cmocka_unit_test(cpu_reference_matches_tiny),
         GPT_TEST_BOTH(runs_match_reference),
         GPT_TEST_BOTH(runs_of_a_million),
+        GPT_TEST_BOTH(runs_without_lengths),
         GPT_TEST_BOTH(runs_float_keys),
         GPT_TEST_BOTH(runs_float_values),
         GPT_TEST_BOTH(runs_in_place),
