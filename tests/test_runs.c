@@ -293,10 +293,9 @@ static void runs_of_a_million(void **state)
 }
 
 /* Reduce-by-key without lengths (check_shape's sums and maxima carry
- * lengths) at the CUDA tile edges, and every call over about a thousand
- * tiles, so that each resident block of CUDA's pipelined kernel takes
- * several in turn, through both of its stages (a tile holds 4096 4-byte or
- * 2048 8-byte keys). */
+ * lengths) at the CUDA tile edges (a tile holds 4096 4-byte or 2048 8-byte
+ * keys), and every call over about a thousand tiles, more than the GPU
+ * holds blocks at once. */
 static void check_no_lengths(gp_context *ctx, size_t n, int shape)
 {
     static const gp_dtype pairs[][2] = {{GP_INT32, GP_INT32},   {GP_UINT32, GP_UINT64}, {GP_INT64, GP_INT64},
@@ -553,8 +552,7 @@ static void runs_in_place_exact(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
     check_in_place_exact(ctx, 4096 * 5 + 3);
-    /* about a thousand tiles: CUDA's pipelined kernel copies tiles ahead
-     * while earlier ones write */
+    /* about a thousand tiles: later tiles read while earlier ones write */
     check_in_place_exact(ctx, 4096 * 1000 + 3);
 }
 

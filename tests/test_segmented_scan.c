@@ -196,9 +196,8 @@ static void scan_by_key_long_runs_wide_keys_misaligned(void **state)
             by_key_case(ctx, GP_UINT32, GP_UINT32, GP_OP_MIN, inc, 4096 * 3 + 1, 1, mis);
             by_key_case(ctx, GP_UINT32, GP_UINT32, GP_OP_SUM, inc, 4096 * 3 - 1, 4096 * 3, mis);
         }
-    /* More tiles than the GPU holds blocks (CUDA's pipelined kernel: each
-     * resident block takes several in turn, through both of its stages):
-     * short runs, runs of one, runs over several tiles, all equal. */
+    /* More tiles than the GPU holds blocks at once: short runs, runs of
+     * one, runs over several tiles, all equal. */
     for (inc = 0; inc < 2; inc++) {
         by_key_case(ctx, GP_UINT32, GP_INT32, GP_OP_SUM, inc, 4096 * 1500 + 3, 10, 0);
         by_key_case(ctx, GP_UINT32, GP_INT64, GP_OP_SUM, inc, 2048 * 3000 + 1, 1, 0);

@@ -18,8 +18,7 @@
  *
  * Device side: block_pair_prefixes, the block-level scan of each thread's
  * vector pairs chained to earlier tiles (the layout of tile_io.cuh: vector
- * k of thread t is group (k, warp), k-major); pair_look_back_nearest, the
- * look-back alone, for kernels that scan their tiles themselves. Host side:
+ * k of thread t is group (k, warp), k-major). Host side:
  * pair_state_bytes / pair_state_clear size and reset the state. */
 #ifndef GPUPRIM_CUDA_PAIR_LOOKBACK_CUH
 #define GPUPRIM_CUDA_PAIR_LOOKBACK_CUH
@@ -39,21 +38,37 @@ struct pair_words {
     unsigned w[N];
 };
 
-/* A shuffle of a whole struct, word by word: KIND up (arg: delta), down
- * (delta) or idx (arg: the source lane). Every lane of the warp calls it. */
-enum pair_shfl_kind { SHFL_UP, SHFL_DOWN, SHFL_IDX };
-
-template <pair_shfl_kind KIND, typename T>
-__device__ __forceinline__ T pair_shfl(const T &x, int arg)
+template <typename T>
+__device__ __forceinline__ T pair_shfl_up(const T &x, unsigned delta)
 {
     pair_words<T> a, r;
     memcpy(&a, &x, sizeof(T));
 #pragma unroll
-    for (int i = 0; i < pair_words<T>::N; i++) {
-        if constexpr (KIND == SHFL_UP) r.w[i] = __shfl_up_sync(0xffffffffu, a.w[i], (unsigned)arg);
-        else if constexpr (KIND == SHFL_DOWN) r.w[i] = __shfl_down_sync(0xffffffffu, a.w[i], (unsigned)arg);
-        else r.w[i] = __shfl_sync(0xffffffffu, a.w[i], arg);
-    }
+    for (int i = 0; i < pair_words<T>::N; i++) r.w[i] = __shfl_up_sync(0xffffffffu, a.w[i], delta);
+    T y;
+    memcpy(&y, &r, sizeof(T));
+    return y;
+}
+
+template <typename T>
+__device__ __forceinline__ T pair_shfl_down(const T &x, unsigned delta)
+{
+    pair_words<T> a, r;
+    memcpy(&a, &x, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < pair_words<T>::N; i++) r.w[i] = __shfl_down_sync(0xffffffffu, a.w[i], delta);
+    T y;
+    memcpy(&y, &r, sizeof(T));
+    return y;
+}
+
+template <typename T>
+__device__ __forceinline__ T pair_shfl_idx(const T &x, int src)
+{
+    pair_words<T> a, r;
+    memcpy(&a, &x, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < pair_words<T>::N; i++) r.w[i] = __shfl_sync(0xffffffffu, a.w[i], src);
     T y;
     memcpy(&y, &r, sizeof(T));
     return y;
@@ -127,6 +142,7 @@ __device__ __forceinline__ Pair pair_look_back(const pair_state<Pair> &st, long 
                                                const Pair &identity, int lane, lookback_delay delay)
 {
     Pair prefix = identity;
+    if (gridDim.x < kDelayMinTiles) delay = {0, 0};
     if (delay.first) __nanosleep(delay.first);
     for (long long pred = tile - 1;; pred -= 32) {
         const long long j = pred - lane;
@@ -142,45 +158,10 @@ __device__ __forceinline__ Pair pair_look_back(const pair_state<Pair> &st, long 
          * lane 0 ends with lanes nearest..0 in tile order. */
 #pragma unroll
         for (int off = 1; off < 32; off <<= 1) {
-            const Pair y = pair_shfl<SHFL_DOWN>(p, off);
+            const Pair y = pair_shfl_down(p, off);
             if (lane + off < 32) p = comb(y, p);
         }
-        prefix = comb(pair_shfl<SHFL_IDX>(p, 0), prefix);
-        if (inclusive) return prefix;
-    }
-}
-
-/* pair_look_back for the pipelined runs and segmented-scan kernels (as
- * tile_look_back_nearest, lookback.cuh): no first delay, and a lane polls
- * its predecessor again only while it is nearer than the nearest inclusive
- * one the warp has seen, so the warp waits on the tiles it needs alone. */
-template <typename Pair, typename Comb>
-__device__ __forceinline__ Pair pair_look_back_nearest(const pair_state<Pair> &st, long long tile, Comb comb,
-                                                       const Pair &identity, int lane, unsigned poll_ns)
-{
-    Pair prefix = identity;
-    for (long long pred = tile - 1;; pred -= 32) {
-        const long long j = pred - lane;
-        Pair p = identity;
-        uint32_t flag = j >= 0 ? pair_peek(st, j, p) : (uint32_t)TILE_INCLUSIVE;
-        unsigned inclusive;
-        int nearest;
-        for (;;) {
-            inclusive = __ballot_sync(0xffffffffu, flag == TILE_INCLUSIVE);
-            nearest = inclusive ? __ffs(inclusive) - 1 : 32;
-            const bool missing = lane < nearest && flag == TILE_EMPTY;
-            if (!__any_sync(0xffffffffu, missing)) break;
-            if (poll_ns) __nanosleep(poll_ns);
-            if (missing) flag = pair_peek(st, j, p);
-        }
-        if (lane > nearest) p = identity; /* inside the nearest inclusive one, or still empty behind it */
-        /* higher lanes hold earlier tiles: lane 0 ends with lanes nearest..0 in tile order */
-#pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            const Pair y = pair_shfl<SHFL_DOWN>(p, off);
-            if (lane + off < 32) p = comb(y, p);
-        }
-        prefix = comb(pair_shfl<SHFL_IDX>(p, 0), prefix);
+        prefix = comb(pair_shfl_idx(p, 0), prefix);
         if (inclusive) return prefix;
     }
 }
@@ -213,14 +194,14 @@ __device__ __forceinline__ void block_pair_prefixes(const Pair (&agg)[VECTORS], 
     for (int off = 1; off < 32; off <<= 1) {
 #pragma unroll
         for (int k = 0; k < VECTORS; k++) {
-            const Pair y = pair_shfl<SHFL_UP>(x[k], off);
+            const Pair y = pair_shfl_up(x[k], off);
             if (lane >= off) x[k] = comb(y, x[k]);
         }
     }
     Pair lane_prefix[VECTORS];
 #pragma unroll
     for (int k = 0; k < VECTORS; k++) {
-        const Pair y = pair_shfl<SHFL_UP>(x[k], 1);
+        const Pair y = pair_shfl_up(x[k], 1);
         lane_prefix[k] = lane == 0 ? identity : y;
         if (lane == 31) s_group[k * WARPS + warp] = x[k];
     }
@@ -238,10 +219,10 @@ __device__ __forceinline__ void block_pair_prefixes(const Pair (&agg)[VECTORS], 
         }
 #pragma unroll
         for (int off = 1; off < 32; off <<= 1) {
-            const Pair y = pair_shfl<SHFL_UP>(run, off);
+            const Pair y = pair_shfl_up(run, off);
             if (lane >= off) run = comb(y, run);
         }
-        Pair excl = pair_shfl<SHFL_UP>(run, 1);
+        Pair excl = pair_shfl_up(run, 1);
         if (lane == 0) excl = identity;
 #pragma unroll
         for (int i = 0; i < PER_LANE; i++) {
@@ -249,14 +230,12 @@ __device__ __forceinline__ void block_pair_prefixes(const Pair (&agg)[VECTORS], 
             if (at < GROUPS) s_group[at] = excl;
             excl = comb(excl, g[i]);
         }
-        const Pair total = pair_shfl<SHFL_IDX>(run, 31);
+        const Pair total = pair_shfl_idx(run, 31);
         Pair before = identity;
         if (tile == 0) {
             if (lane == 0) pair_publish(st, tile, total, TILE_INCLUSIVE);
         } else {
             if (lane == 0) pair_publish(st, tile, total, TILE_AGGREGATE);
-            /* a grid that fits the GPU at once has no later tiles to give the delays to */
-            if (gridDim.x < kDelayMinTiles) delay = {0, 0};
             before = pair_look_back(st, tile, comb, identity, lane, delay);
             if (lane == 0) pair_publish(st, tile, comb(before, total), TILE_INCLUSIVE);
         }

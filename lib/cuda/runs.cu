@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cuda/runs.cu - runs of equal consecutive keys in one pass: reduce-by-key,
- * unique, unique-by-key, run-length encoding. Exact cases with keys and
- * values 16-byte aligned, on sm_90, run runs_pipe_kernel.cuh;
- * other exact cases runs_kernel.cuh (GP_CUDA_RUNS=tiles: always, a testing
- * knob); float sums, whose bits must be the sequential sum, run
+ * unique, unique-by-key, run-length encoding. Exact cases run
+ * runs_kernel.cuh; float sums, whose bits must be the sequential sum, run
  * runs_ordered_kernel.cuh. This file picks the kernel and its types for a
  * call, lays out the look-back state in the workspace, launches, and
  * returns the count. */
 #include "runs_internal.h"
 #include "runs_kernel.cuh"
 #include "runs_ordered_kernel.cuh"
-#include "pipe_available.cuh"
-#include "runs_pipe_kernel.cuh"
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -38,66 +33,10 @@ gp_status runs_finish(gp_context *ctx, long long n, size_t *count_host)
     return GP_SUCCESS;
 }
 
-/* Whether the pipelined kernel can run here (GP_CUDA_RUNS=tiles: never). */
-bool runs_pipe_available(gp_context *ctx)
-{
-    static gpi::pipe_known known;
-    return gpi::pipe_kernel_available(
-        ctx, gpi::runs_pipe_kernel<uint32_t, uint32_t, gpi::OpFirst<uint32_t>, gpi::RUNS_NO_VALUES, gpi::run_count, false>,
-        known, "GP_CUDA_RUNS");
-}
-
-/* The pipelined kernel (runs_pipe_kernel.cuh): as many blocks as stay
- * resident, tiles claimed from a counter after the look-back words. */
-template <typename K, typename V, typename Op, runs_mode MODE, typename Pair, bool LENGTHS>
-gp_status launch_runs_pipe(gp_context *ctx, const gpi_runs_args *a, V identity, size_t *count_host)
-{
-    cudaStream_t stream = (cudaStream_t)ctx->stream;
-    const long long n = (long long)a->n;
-    const long long tiles = (n + gpi::runs_pipe_tile_items<K>() - 1) / gpi::runs_pipe_tile_items<K>();
-    const auto kernel = gpi::runs_pipe_kernel<K, V, Op, MODE, Pair, LENGTHS>;
-    const size_t smem = gpi::runs_pipe_smem_bytes<K, V, MODE, LENGTHS>();
-    void *ws = nullptr;
-    gpi::pair_state<Pair> st;
-    gp_status s;
-    if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "runs: too many tiles");
-    if ((s = gpi_cuda_status(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-                             "runs kernel attributes")))
-        return s;
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, gpi::runs_pipe_policy::threads, smem) !=
-        cudaSuccess)
-        (void)cudaGetLastError(), per_sm = 1;
-    per_sm = std::max(per_sm, 1);
-    const long long grid = std::min(tiles, (long long)std::max(ctx->sm_count, 1) * per_sm);
-    /* words for tiles + 1: the last one is the tile counter */
-    if ((s = gpi_workspace_aligned(ctx, gpi::pair_state_bytes<Pair>(tiles + 1), &ws))) return s;
-    if ((s = gpi_cuda_status(ctx, gpi::pair_state_clear<Pair>(ws, tiles + 1, stream, &st), "runs cudaMemsetAsync")))
-        return s;
-    *(unsigned long long *)ctx->pinned = ~0ull; /* impossible: caught if the kernel never wrote it */
-    kernel<<<(unsigned)grid, gpi::runs_pipe_policy::threads, smem, stream>>>(
-        (const K *)a->keys_in, (const V *)a->values_in, n, (K *)a->keys_out, (V *)a->values_out,
-        (unsigned long long *)a->lengths_out, st, st.words + tiles, identity, (unsigned long long *)ctx->pinned_dev);
-    return runs_finish(ctx, n, count_host);
-}
-
-/* Exact cases: the pipelined kernel where it applies (keys and values
- * 16-byte aligned, sm_90), else the single-pass kernel (runs_kernel.cuh),
- * carrying Pair. Lengths come with a pair that has pos. */
+/* Exact cases: the single-pass kernel (runs_kernel.cuh) carrying Pair. */
 template <typename K, typename V, typename Op, runs_mode MODE, typename Pair>
 gp_status launch_runs_pair(gp_context *ctx, const gpi_runs_args *a, V identity, size_t *count_host)
 {
-    const bool aligned =
-        (uintptr_t)a->keys_in % 16 == 0 && (MODE == gpi::RUNS_NO_VALUES || (uintptr_t)a->values_in % 16 == 0);
-    if (aligned && runs_pipe_available(ctx)) {
-        if constexpr (Pair::has_pos) {
-            if (a->lengths_out) return launch_runs_pipe<K, V, Op, MODE, Pair, true>(ctx, a, identity, count_host);
-            if constexpr (Pair::has_value) /* reduce-by-key's wide pair, without lengths */
-                return launch_runs_pipe<K, V, Op, MODE, Pair, false>(ctx, a, identity, count_host);
-        } else {
-            return launch_runs_pipe<K, V, Op, MODE, Pair, false>(ctx, a, identity, count_host);
-        }
-    }
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     const long long n = (long long)a->n;
     const long long tiles = (n + gpi::runs_tile_items<K>() - 1) / gpi::runs_tile_items<K>();

@@ -2,10 +2,8 @@
 /* runs_kernel.cuh - the single-pass kernel over runs of equal consecutive
  * keys for every exact case: unique, unique-by-key, run-length encoding,
  * and reduce-by-key with integer sums, min or max (float sums, whose bits
- * must be sequential, take runs_ordered_kernel.cuh), one tile a block.
- * Where keys and values are 16-byte aligned on sm_90, runs.cu takes its
- * pipelined form instead (runs_pipe_kernel.cuh, same pairs and outputs).
- * One read of the keys (and values), one write of the runs.
+ * must be sequential, take runs_ordered_kernel.cuh). One read of the keys
+ * (and values), one write of the runs.
  *
  * Layout: a tile of THREADS threads x IPT consecutive elements each
  * (runs_policy::key_bytes of keys: 16-byte loads), thread t at t * IPT.

@@ -15,18 +15,14 @@
  * Exact operators (integer sums, min, max) take the single pass of
  * segscan_kernel.cuh instead: one read of the input, the look-back's
  * timing-dependent combination order being harmless there; by key it needs
- * no head bytes either, and with values and keys 16-byte aligned on sm_90
- * it takes segscan_pipe_kernel.cuh (GP_CUDA_SEGSCAN=tiles: never, a
- * testing knob).
+ * no head bytes either.
  * A head element's value enters as identity op x, as the CPU reference's
  * running value does (NaN skipped by min/max from the first element on;
  * -0.0 + identity +0.0 for sums). In place is safe: a tile is loaded into
  * registers before its block stores it, and no other block touches it. */
 #include "ops.cuh"
 #include "segmented_internal.h"
-#include "pipe_available.cuh"
 #include "segscan_kernel.cuh"
-#include "segscan_pipe_kernel.cuh"
 
 #include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
@@ -225,54 +221,12 @@ gp_status segscan_ordered(gp_context *ctx, const gpi_segscan_args *a, T identity
                                   a->n_segments, (Seg<T> *)(ws + head_bytes));
 }
 
-/* By key, the pipelined kernel: as many blocks as stay resident, tiles
- * claimed from a counter after the look-back words. ws: room for the state
- * of tiles + 1. */
-template <typename T, typename Op, typename K>
-gp_status segscan_pipe_launch(gp_context *ctx, const gpi_segscan_args *a, T identity, const K *keys, char *ws)
-{
-    cudaStream_t stream = (cudaStream_t)ctx->stream;
-    const long long n = (long long)a->n;
-    const long long tiles = (n + gpi::segscan_pipe_tile_items<T>() - 1) / gpi::segscan_pipe_tile_items<T>();
-    const auto kernel = gpi::segscan_pipe_kernel<T, Op, K>;
-    const size_t smem = gpi::segscan_pipe_smem_bytes<T, K>();
-    gpi::pair_state<gpi::seg_pair<T>> st;
-    gp_status s;
-    if ((s = gpi_cuda_status(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-                             "segmented scan kernel attributes")))
-        return s;
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, gpi::segscan_pipe_policy::threads, smem) !=
-        cudaSuccess)
-        (void)cudaGetLastError(), per_sm = 1;
-    per_sm = std::max(per_sm, 1);
-    const long long grid = std::min(tiles, (long long)std::max(ctx->sm_count, 1) * per_sm);
-    if ((s = gpi_cuda_status(ctx, gpi::pair_state_clear(ws, tiles + 1, stream, &st), "segmented scan cudaMemsetAsync")))
-        return s;
-    kernel<<<(unsigned)grid, gpi::segscan_pipe_policy::threads, smem, stream>>>(
-        (const T *)a->in, (T *)a->out, keys, n, a->inclusive != 0, (uintptr_t)a->out % 16 == 0, identity, st,
-        st.words + tiles);
-    return gpi_cuda_status(ctx, cudaGetLastError(), "segmented scan launch");
-}
-
-/* Whether the pipelined kernel can run here. */
-bool segscan_pipe_available(gp_context *ctx)
-{
-    static gpi::pipe_known known;
-    return gpi::pipe_kernel_available(ctx, gpi::segscan_pipe_kernel<uint32_t, OpSum<uint32_t>, uint32_t>, known,
-                                      "GP_CUDA_SEGSCAN");
-}
-
 /* Exact operators: the single pass, heads from the keys (K) or, by
  * offsets, from head bytes made first. */
 template <typename T, typename Op, typename K, bool BY_KEY>
 gp_status segscan_launch(gp_context *ctx, const gpi_segscan_args *a, T identity, const K *keys, char *ws,
                          long long tiles)
 {
-    if constexpr (BY_KEY) {
-        if ((uintptr_t)a->in % 16 == 0 && (uintptr_t)keys % 16 == 0 && segscan_pipe_available(ctx))
-            return segscan_pipe_launch<T, Op, K>(ctx, a, identity, keys, ws);
-    }
     cudaStream_t stream = (cudaStream_t)ctx->stream;
     gpi::pair_state<gpi::seg_pair<T>> st;
     gp_status s = gpi_cuda_status(ctx, gpi::pair_state_clear(ws, tiles, stream, &st), "segmented scan cudaMemsetAsync");
@@ -291,9 +245,7 @@ gp_status segscan_op(gp_context *ctx, const gpi_segscan_args *a, T identity)
     } else {
         const long long tiles = (long long)((a->n + gpi::segscan_tile_items<T>() - 1) / gpi::segscan_tile_items<T>());
         if (tiles > 0x7fffffffLL) return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "segmented scan: too many tiles");
-        /* tiles + 1: room for the pipelined kernel's tile counter too (same tile size) */
-        static_assert(gpi::segscan_pipe_tile_items<T>() == gpi::segscan_tile_items<T>(), "one state for both kernels");
-        const size_t state_bytes = gpi::pair_state_bytes<gpi::seg_pair<T>>(tiles + 1);
+        const size_t state_bytes = gpi::pair_state_bytes<gpi::seg_pair<T>>(tiles);
         const size_t head_bytes = a->offsets ? align256(a->n) : 0;
         char *ws = nullptr;
         gp_status s = gpi_workspace_aligned(ctx, state_bytes + head_bytes, (void **)&ws);

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* segscan_kernel.cuh - the single-pass segmented scan for exact operators
  * (integer sums, min, max): one read of the values (and keys, or head
- * bytes), one write, tiles chained by a warp-wide decoupled look-back, one
- * tile a block. By key with aligned buffers on sm_90, segmented_scan.cu
- * takes its pipelined form instead (segscan_pipe_kernel.cuh).
+ * bytes), one write, tiles chained by a warp-wide decoupled look-back.
  *
  * Layout: tile_io.cuh's, over the values: THREADS threads x VECTORS
  * vectors of VI = 16 / value size elements, vector k of thread t at

@@ -36,41 +36,6 @@ namespace gpi {
 #define GPI_RUNS_MIN_BLOCKS 4
 #endif
 
-/* The pipelined kernel (runs_pipe_kernel.cuh, sm_90): tiles of
- * GPI_RUNS_PIPE_THREADS threads x GPI_RUNS_PIPE_VECTORS vectors of 16
- * bytes of keys (4096 4-byte keys, 2048 8-byte ones: the tile sizes of
- * runs_kernel), the next tile's keys and values brought into shared memory
- * by the copy engine while the block works on the current one. Resident
- * blocks per SM (the launch bound): keys alone, and with values. Look-back
- * poll delay, ns. */
-#ifndef GPI_RUNS_PIPE_THREADS
-#define GPI_RUNS_PIPE_THREADS 256
-#endif
-#ifndef GPI_RUNS_PIPE_VECTORS
-#define GPI_RUNS_PIPE_VECTORS 4
-#endif
-#ifndef GPI_RUNS_PIPE_BLOCKS_KEYS
-#define GPI_RUNS_PIPE_BLOCKS_KEYS 6
-#endif
-#ifndef GPI_RUNS_PIPE_BLOCKS_VALUES
-#define GPI_RUNS_PIPE_BLOCKS_VALUES 3
-#endif
-#ifndef GPI_RUNS_PIPE_DELAY_POLL
-#define GPI_RUNS_PIPE_DELAY_POLL 100
-#endif
-
-struct runs_pipe_policy {
-    static constexpr int threads = GPI_RUNS_PIPE_THREADS;
-    static constexpr int vectors = GPI_RUNS_PIPE_VECTORS;
-    static constexpr int blocks_keys = GPI_RUNS_PIPE_BLOCKS_KEYS;
-    static constexpr int blocks_values = GPI_RUNS_PIPE_BLOCKS_VALUES;
-    static constexpr unsigned delay_poll = GPI_RUNS_PIPE_DELAY_POLL;
-    static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, one block");
-    static_assert(threads / 32 * vectors <= 32, "every warp scans the tile's (vector, warp) groups, one a lane");
-    static_assert(vectors * 4 <= 32, "a thread's head bits fit 32 bits");
-    static_assert(blocks_keys >= 1 && blocks_values >= 1, "launch bounds want at least one block");
-};
-
 struct runs_policy {
     static constexpr int threads = GPI_RUNS_THREADS;
     static constexpr int key_bytes = GPI_RUNS_KEY_BYTES;

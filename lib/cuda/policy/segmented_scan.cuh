@@ -25,36 +25,6 @@ namespace gpi {
 #define GPI_SEGSCAN_DELAY_POLL 300
 #endif
 
-/* The pipelined kernel (segscan_pipe_kernel.cuh, sm_90, by key): tiles of
- * GPI_SEGSCAN_PIPE_THREADS threads x GPI_SEGSCAN_PIPE_VECTORS vectors of 16
- * bytes of values (the tile sizes of segscan_kernel), the next tile's
- * values and keys copied into shared memory while the block works on the
- * current one; resident blocks per SM (the launch bound, at most what fits
- * the shared memory); look-back poll delay, ns. */
-#ifndef GPI_SEGSCAN_PIPE_THREADS
-#define GPI_SEGSCAN_PIPE_THREADS 256
-#endif
-#ifndef GPI_SEGSCAN_PIPE_VECTORS
-#define GPI_SEGSCAN_PIPE_VECTORS 4
-#endif
-#ifndef GPI_SEGSCAN_PIPE_BLOCKS
-#define GPI_SEGSCAN_PIPE_BLOCKS 3
-#endif
-#ifndef GPI_SEGSCAN_PIPE_DELAY_POLL
-#define GPI_SEGSCAN_PIPE_DELAY_POLL 100
-#endif
-
-struct segscan_pipe_policy {
-    static constexpr int threads = GPI_SEGSCAN_PIPE_THREADS;
-    static constexpr int vectors = GPI_SEGSCAN_PIPE_VECTORS;
-    static constexpr int blocks = GPI_SEGSCAN_PIPE_BLOCKS;
-    static constexpr unsigned delay_poll = GPI_SEGSCAN_PIPE_DELAY_POLL;
-    static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, one block");
-    static_assert(threads / 32 * vectors <= 32, "every warp scans the tile's (vector, warp) groups, one a lane");
-    static_assert(vectors * 4 <= 32, "a thread's head bits fit one 32-bit word");
-    static_assert(blocks >= 1, "launch bounds want at least one block");
-};
-
 struct segscan_policy {
     static constexpr int threads = GPI_SEGSCAN_THREADS;
     static constexpr int vectors = GPI_SEGSCAN_VECTORS;
