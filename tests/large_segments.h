@@ -14,6 +14,15 @@
 
 #include "large_fixture.h"
 
+/* The segmented cases' size: the layout needs room past b (2^31) for the
+ * segment across it, 64 short ones and one of n/32 + 1; n/16 more than the
+ * other cases' n gives it at every size GP_TEST_LARGE_N allows. */
+static size_t segmented_n(void)
+{
+    const size_t n = large_n();
+    return n + n / 16;
+}
+
 typedef struct seg_layout {
     uint64_t *off; /* nseg + 1 offsets */
     size_t nseg, n;
@@ -37,6 +46,7 @@ static seg_layout seg_layout_make(size_t n)
     PUSH(pos = b + half + 3); /* across b */
     for (k = 0; k < 64; k++) PUSH(pos += seg_cycle[ci++ % 8]);
     PUSH(pos += n / 32 + 1); /* long, past b */
+    assert_true(pos + 3 <= n); /* offsets past n would be a broken layout */
     while (pos + seg_cycle[ci % 8] <= n - 3) PUSH(pos += seg_cycle[ci++ % 8]);
     PUSH(n - 3); /* the last segment is shorter than 8193 */
 #undef PUSH

@@ -131,7 +131,7 @@ static void runs_past_2_31(void **state)
  * range sums, scans running sums. */
 static void segmented_reduce_scan_past_2_31(void **state)
 {
-    const size_t n = large_n();
+    const size_t n = segmented_n();
     gp_context *ctx = large_ctx(state, "segmented reduce / segmented scan / scan_by_key, uint32", 14 * n);
     void *h[3] = {host_alloc(CHUNK * 4), host_alloc(CHUNK * 4), host_alloc(CHUNK * 4)};
     seg_layout L = seg_layout_make(n);
@@ -221,7 +221,7 @@ static void segmented_reduce_scan_past_2_31(void **state)
  * positions (values_in NULL), uint32. */
 static void segmented_sort_past_2_31(void **state)
 {
-    const size_t n = large_n();
+    const size_t n = segmented_n();
     /* keys in, keys out, positions out; workspace: positions and CUB's
      * double buffers of keys and positions (per-segment plan) */
     gp_context *ctx = large_ctx(state, "segmented sort pairs, uint32 keys, uint32 positions", 24 * n);

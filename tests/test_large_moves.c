@@ -329,6 +329,7 @@ static void topk_plant_make(topk_plant *P, size_t n)
     qsort(P->desc, N_DESC, sizeof(keyed), cmp_desc);
     qsort(P->at, N_ASC + N_DESC, 8, cmp_u64);
     for (t = 1; t < N_ASC + N_DESC; t++) assert_true(P->at[t - 1] < P->at[t]);
+    assert_true(P->at[N_ASC + N_DESC - 1] < n); /* every planted key inside the keys */
 }
 
 /* The first k keys of the answer and their positions. */
@@ -349,7 +350,8 @@ static void topk_expected(const topk_plant *P, int desc, size_t n, size_t k, uin
 
 static void top_k_past_2_31(void **state)
 {
-    const size_t n = large_n(), kbig = ((size_t)1 << 22) + 5 < n / 2 ? ((size_t)1 << 22) + 5 : n / 2;
+    /* n/64 past the other cases' n: room past b for the planted keys */
+    const size_t n = large_n() + large_n() / 64, kbig = ((size_t)1 << 22) + 5 < n / 2 ? ((size_t)1 << 22) + 5 : n / 2;
     /* keys; the outputs; about 1 GB of workspace at most (candidates, k pairs, their sort) */
     gp_context *ctx = large_ctx(state, "top_k, uint32 keys", n * 4 + kbig * 12 + ((size_t)1 << 30));
     const struct {
