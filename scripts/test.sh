@@ -37,7 +37,7 @@ if [ "$SKIPPED" -gt 0 ]; then
 fi
 LARGE=$(grep '^\[  SKIPPED \] .*\[cuda-large\]$' "$LOG" | sort -u | wc -l)
 if [ "$LARGE" -gt 0 ]; then
-    echo "NOTE: $LARGE n = 2^31 + 17 / out-of-memory case(s) SKIPPED: they run with GP_TEST_LARGE=1 on a GPU with ~52 GB free."
+    echo "NOTE: $LARGE n = 2^31 + 17 / out-of-memory case(s) SKIPPED: they run with GP_TEST_LARGE=1 on a GPU with ~56 GB free."
 fi
 
 echo "== install, packaging and examples"

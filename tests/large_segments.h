@@ -16,11 +16,11 @@
 
 /* The segmented cases' size: the layout needs room past b (2^31) for the
  * segment across it, 64 short ones and one of n/32 + 1; n/16 more than the
- * other cases' n gives it at every size GP_TEST_LARGE_N allows. */
+ * other cases' n gives it, kept below 2^32 - 2^26 (uint32 positions). */
 static size_t segmented_n(void)
 {
-    const size_t n = large_n();
-    return n + n / 16;
+    const size_t n = large_n(), more = n + n / 16, cap = B32 - ((size_t)1 << 26);
+    return more < cap ? more : cap;
 }
 
 typedef struct seg_layout {

@@ -228,7 +228,9 @@ static void write_part(void *arg, int part, int parts)
     gpi_pool_range(j->n, part, parts, 64, &lo, &hi);
 #if GPI_HAVE_AVX2_KERNELS
     if (j->avx2 && j->es != 0) {
-        write_u8_avx2(j->es, j->in, (const uint8_t *)j->flags, j->out, lo, hi, j->start[part], j->stream, NULL, 0);
+        /* no next tile to count: an empty range after this one */
+        write_u8_avx2(j->es, j->in, (const uint8_t *)j->flags, j->out, lo, hi, j->start[part], j->stream,
+                      (const uint8_t *)j->flags + hi, 0);
         return;
     }
 #endif

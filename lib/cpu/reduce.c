@@ -101,7 +101,8 @@ gp_status gpi_cpu_reduce(gp_dtype dtype, gp_op op, const void *in, size_t n, voi
     j.op = op;
     j.in = in;
     j.n = n;
-    j.avx2_sum32 = op == GP_OP_SUM && (dtype == GP_INT32 || dtype == GP_UINT32) && gpi_cpu_avx2();
+    /* n >= 64: short ranges (a segmented reduce's segments) skip the check's getenv */
+    j.avx2_sum32 = op == GP_OP_SUM && (dtype == GP_INT32 || dtype == GP_UINT32) && n >= 64 && gpi_cpu_avx2();
     gpi_pool_run(parts, reduce_part, &j);
     fold_results(dtype, op, j.part_result, parts, result); /* in order: the value of one pass */
     return GP_SUCCESS;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #ifndef GPI_HAVE_AVX2_KERNELS /* may be set to 0 to build without them */
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) /* 64-bit popcount */
 #define GPI_HAVE_AVX2_KERNELS 1
 #else
 #define GPI_HAVE_AVX2_KERNELS 0
