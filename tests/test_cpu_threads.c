@@ -303,7 +303,7 @@ static void vector_paths_match_plain_loops(void **state)
     uint64_t *in8 = gpt_malloc(most * 8), *got8 = gpt_malloc(most * 8 + 64);
     uint8_t *flag_sets[COUNT(density)];
     size_t si, ti, pi, i, count;
-    int no_avx2, incl, shift;
+    int mode, no_avx2, incl, shift;
     gpt_fill_random(GP_UINT32, in, most, 0);
     gpt_fill_random(GP_UINT64, in8, most, 0);
     for (pi = 0; pi < COUNT(density); pi++) {
@@ -313,7 +313,11 @@ static void vector_paths_match_plain_loops(void **state)
             flag_sets[pi][i] = (int)(x % 100) < density[pi] ? (uint8_t)(x >> 32 | 1) : 0;
         }
     }
-    for (no_avx2 = 0; no_avx2 < 2; no_avx2++) {
+    /* mode 0: AVX2; 1: AVX2, a look-back that does a late predecessor's
+     * tile at once instead of waiting (GP_CPU_HELP_SPINS=0); 2: plain loops */
+    for (mode = 0; mode < 3; mode++) {
+        no_avx2 = mode == 2;
+        if (mode == 1) setenv("GP_CPU_HELP_SPINS", "0", 1);
         if (no_avx2) setenv("GP_CPU_NO_AVX2", "1", 1);
         for (si = 0; si < COUNT(ns); si++)
             for (ti = 0; ti < COUNT(tcounts); ti++) {
@@ -366,6 +370,7 @@ static void vector_paths_match_plain_loops(void **state)
                     }
             }
         unsetenv("GP_CPU_NO_AVX2");
+        unsetenv("GP_CPU_HELP_SPINS");
     }
     set_threads(ctx, 0);
     free(in), free(want), free(got), free(in8), free(got8);

@@ -120,9 +120,8 @@ typedef struct chained_job {
     atomic_size_t next;       /* the next tile to claim */
     atomic_int *ready;        /* per tile: 1 its count, 2 also its end is published */
     size_t *count, *end;      /* per tile: its count; its first output position + its count */
+    unsigned help_spins;      /* gpi_cpu_help_spins() */
 } chained_job;
-
-enum { kHelpAfterSpins = 256 };
 
 static size_t tile_count(const compact_job *j, size_t k)
 {
@@ -137,7 +136,7 @@ static size_t start_of(const chained_job *c, size_t k)
         const size_t p = --k;
         unsigned spins = 0;
         int state;
-        while ((state = atomic_load_explicit(&c->ready[p], memory_order_acquire)) == 0 && spins++ < kHelpAfterSpins)
+        while ((state = atomic_load_explicit(&c->ready[p], memory_order_acquire)) == 0 && spins++ < c->help_spins)
             __builtin_ia32_pause();
         if (state == 2) return acc + c->end[p];
         acc += state == 1 ? c->count[p] : tile_count(c->job, p);
@@ -188,6 +187,7 @@ static int run_chained(compact_job *j, size_t *count, int threads)
     chained_job c;
     size_t k;
     c.job = j;
+    c.help_spins = gpi_cpu_help_spins();
     c.tiles = (j->n + kTile - 1) / kTile;
     c.ready = (atomic_int *)malloc(c.tiles * sizeof *c.ready);
     c.end = (size_t *)malloc(c.tiles * sizeof *c.end);

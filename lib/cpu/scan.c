@@ -108,6 +108,7 @@ typedef struct scan_job {
     uint32_t *total;          /* per tile: its total (32-bit sums' look-back) */
     int avx2_sum32;           /* a 32-bit integer sum: the AVX2 kernels */
     int stream;               /* store the output non-temporally */
+    unsigned help_spins;      /* gpi_cpu_help_spins() */
 } scan_job;
 
 /* A pause in a spin loop. */
@@ -155,8 +156,6 @@ static void scan_part(void *arg, int part, int parts)
  * prefix; a predecessor that has not published its total soon (its thread
  * may be descheduled on a busy machine) is summed here instead of waited
  * for (out of place): so no thread waits for another. */
-enum { kHelpAfterSpins = 256 };
-
 static uint32_t tile_total_u32(const scan_job *j, size_t k)
 {
     const size_t lo = k * kTile;
@@ -173,8 +172,8 @@ static uint32_t prefix_before_u32(const scan_job *j, size_t k)
         /* In place, a tile's input is overwritten once its prefix is out:
          * only its own thread may sum it then, so the look-back waits. */
         while ((state = atomic_load_explicit(&j->ready[p], memory_order_acquire)) == 0 &&
-               (spins++ < kHelpAfterSpins || j->in == j->out))
-            if (spins < kHelpAfterSpins) spin_pause();
+               (spins++ < j->help_spins || j->in == j->out))
+            if (spins < j->help_spins) spin_pause();
             else sched_yield(); /* its thread may be descheduled */
         if (state == 2) return acc + (uint32_t)j->prefix[p];
         acc += state == 1 ? j->total[p] : tile_total_u32(j, p);
@@ -275,6 +274,7 @@ gp_status gpi_cpu_scan_seeded(gp_dtype dtype, gp_op op, gp_scan_kind kind, const
     j.avx2_sum32 = op == GP_OP_SUM && (dtype == GP_INT32 || dtype == GP_UINT32) && ((uintptr_t)out & 3) == 0 &&
                    gpi_cpu_avx2();
     j.stream = j.avx2_sum32 && gpi_cpu_stream_output(n * j.es);
+    j.help_spins = gpi_cpu_help_spins();
     if (parts > 1) {
         j.ready = (atomic_int *)malloc(j.tiles * sizeof *j.ready);
         j.prefix = (uint64_t *)malloc(j.tiles * sizeof *j.prefix);

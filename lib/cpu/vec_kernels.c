@@ -14,6 +14,12 @@ static int no_avx2_requested(void)
     return s && s[0] && strcmp(s, "0") != 0;
 }
 
+unsigned gpi_cpu_help_spins(void)
+{
+    const char *s = getenv("GP_CPU_HELP_SPINS");
+    return s && s[0] ? (unsigned)strtoul(s, NULL, 10) : 256;
+}
+
 /* Outputs at least this large are stored non-temporally: half the
  * last-level cache (the input shares it), at least 4 MiB, and at most
  * 64 MiB (virtual machines may report the whole host's cache). */

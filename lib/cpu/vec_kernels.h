@@ -27,6 +27,11 @@
 /* 1 when the AVX2 kernels below may run (checked per call: cheap). */
 int gpi_cpu_avx2(void);
 
+/* How long a tile's look-back spins on a predecessor that has not
+ * published before it does that tile's work itself: 256 pauses, or
+ * GP_CPU_HELP_SPINS (0 helps at once: the tests' way to reach that path). */
+unsigned gpi_cpu_help_spins(void);
+
 /* 1 when an output of `bytes` bytes is large enough that its stores should
  * bypass the caches (non-temporal): a pass that writes more than the
  * last-level cache holds only evicts its own input and pays a read for
