@@ -4,7 +4,7 @@
 # whole test suite with the GPU REQUIRED (a missing GPU fails), run
 # compute-sanitizer over the GPU cases, check the renderer against the CPU
 # reference, and run the benchmarks.
-#   scripts/gpu-check.sh [stage ...]   stages: build test dist large sanitize render bench benchdist renderab demos
+#   scripts/gpu-check.sh [stage ...]   stages: build test dist large sanitize render bench benchdist renderab demos count64
 #                                      (default: all)
 # SANITIZE_TOOLS (default: memcheck racecheck initcheck synccheck) and
 # SANITIZE_TESTS (default: every test program with CUDA cases) narrow the
@@ -21,7 +21,8 @@ BUILD=${BUILD_DIR:-build-gpu}
 STAGES=${*:-build test dist large sanitize render bench benchdist demos}
 # GPU_CHECK_CMAKE_ARGS adds options to the configure step (e.g. "-DGPUPRIM_BUILD_BENCH=OFF").
 # BENCH_PRIMS_ARGS passes options to bench_prims (e.g. "--only sort").
-# (renderab, not in the default: renderer frame times of a base tree, carried
+# (count64, not in the default: the partition's 64-bit count path in a second build.
+# renderab, not in the default: renderer frame times of a base tree, carried
 # as .deps/base.tar from `git archive`, and of this one, in one run.)
 # NVLink multicast (NVLS) stays off: a program that uses it can put GPUs
 # that others share out of service. Every NCCL user below inherits this.
@@ -109,6 +110,18 @@ if has large; then
         rc=$?
         note "$t (n = 2^31 + 17): rc=$rc in $((SECONDS - start)) s; $(grep -c '^\[       OK \]' "$OUT/$log") OK, $(grep -E '^\[  FAILED  \] [a-z_0-9]+ \[' "$OUT/$log" | sort -u | wc -l) failed, $(grep -E '^\[  SKIPPED \] [a-z_0-9]+ \[' "$OUT/$log" | sort -u | wc -l) skipped (log $log)"
     done
+fi
+
+if has count64; then
+    # The CUDA partition's 64-bit tile counts run only past 2^32 - 1
+    # elements; a second build with the 32-bit limit at 0 takes them at the
+    # tests' sizes (test_partition's [cuda] cases).
+    cmake -S . -B "$BUILD-count64" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DCMAKE_CUDA_FLAGS=-DGPI_PARTITION_COUNT32_MAX=0 -DGPUPRIM_BUILD_BENCH=OFF -DGPUPRIM_BUILD_DEMOS=OFF \
+        ${CMAKE_PREFIX_PATH:+-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH} >"$OUT/count64.log" 2>&1 &&
+        cmake --build "$BUILD-count64" --target test_partition >>"$OUT/count64.log" 2>&1 &&
+        GP_TEST_REQUIRE_GPU=1 GP_TEST_FILTER='*cuda*' "$BUILD-count64/tests/test_partition" >>"$OUT/count64.log" 2>&1
+    note "count64 (partition with 64-bit tile counts): rc=$?; $(grep -c '^\[       OK \]' "$OUT/count64.log") OK (log count64.log)"
 fi
 
 if has sanitize; then
