@@ -15,9 +15,9 @@
  * outputs larger than the cache are stored non-temporally. */
 #include "internal.h"
 #include "pool.h"
+#include "tile_chain.h"
 #include "vec_kernels.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,53 +108,19 @@ static size_t write_u8_avx2(size_t es, const void *in, const uint8_t *flags, voi
 
 #if GPI_HAVE_AVX2_KERNELS
 /* The AVX2 path in one pass over tiles of kTile elements, claimed in
- * order by the threads: a tile's flags are counted and the count published
- * (ready 1); its first output position is its predecessors' counts added
- * back to the first published end (a predecessor that has not published
- * soon, its thread perhaps descheduled, is counted here instead of waited
- * for: no thread waits for another); its end is published (ready 2) and
- * its survivors written while its flags are still in cache. */
+ * order by the threads (tile_chain.h): a tile's flags are counted and the
+ * count published; its first output position is the counts before it;
+ * its survivors are written while its flags are still in cache. */
 typedef struct chained_job {
     compact_job *job;
-    size_t tiles;
-    atomic_size_t next;       /* the next tile to claim */
-    atomic_int *ready;        /* per tile: 1 its count, 2 also its end is published */
-    size_t *count, *end;      /* per tile: its count; its first output position + its count */
-    unsigned help_spins;      /* gpi_cpu_help_spins() */
+    gpi_tile_chain chain; /* values: the tiles' counts */
 } chained_job;
 
-static size_t tile_count(const compact_job *j, size_t k)
+static uint64_t tile_count(const void *arg, size_t k)
 {
+    const compact_job *j = (const compact_job *)arg;
     const size_t lo = k * kTile;
     return gpi_avx2_count_u8((const uint8_t *)j->flags + lo, j->n - lo < kTile ? j->n - lo : kTile);
-}
-
-static size_t start_of(const chained_job *c, size_t k)
-{
-    size_t acc = 0;
-    while (k > 0) {
-        const size_t p = --k;
-        unsigned spins = 0;
-        int state;
-        while ((state = atomic_load_explicit(&c->ready[p], memory_order_acquire)) == 0 && spins++ < c->help_spins)
-            __builtin_ia32_pause();
-        if (state == 2) return acc + c->end[p];
-        acc += state == 1 ? c->count[p] : tile_count(c->job, p);
-    }
-    return acc;
-}
-
-/* Publishes tile k's count, then its end; returns its first output
- * position. */
-static size_t publish(chained_job *c, size_t k, size_t count)
-{
-    size_t pos;
-    c->count[k] = count;
-    atomic_store_explicit(&c->ready[k], 1, memory_order_release);
-    pos = start_of(c, k);
-    c->end[k] = pos + count;
-    atomic_store_explicit(&c->ready[k], 2, memory_order_release);
-    return pos;
 }
 
 /* Software-pipelined: a thread claims its next tile before it writes the
@@ -164,44 +130,33 @@ static void chained_part(void *arg, int part, int parts)
     chained_job *c = (chained_job *)arg;
     const compact_job *j = c->job;
     const uint8_t *flags = (const uint8_t *)j->flags;
-    size_t k = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed), next, pos;
+    const size_t tiles = c->chain.tiles;
+    size_t k = gpi_tile_chain_claim(&c->chain), next, pos;
     (void)part, (void)parts;
-    if (k >= c->tiles) return;
-    pos = publish(c, k, tile_count(j, k));
+    if (k >= tiles) return;
+    pos = gpi_tile_chain_publish(&c->chain, k, tile_count(j, k));
     for (;; k = next) {
         const size_t lo = k * kTile, hi = j->n - lo < kTile ? j->n : lo + kTile;
         size_t next_lo, next_count;
-        next = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
-        next_lo = next < c->tiles ? next * kTile : j->n;
+        next = gpi_tile_chain_claim(&c->chain);
+        next_lo = next < tiles ? next * kTile : j->n;
         next_count = write_u8_avx2(j->es, j->in, flags, j->out, lo, hi, pos, j->stream, flags + next_lo,
                                    j->n - next_lo < kTile ? j->n - next_lo : kTile);
-        if (next >= c->tiles) return;
-        pos = publish(c, next, next_count);
+        if (next >= tiles) return;
+        pos = gpi_tile_chain_publish(&c->chain, next, next_count);
     }
 }
 
 /* 0 when the tiles' state could not be allocated (nothing done then). */
 static int run_chained(compact_job *j, size_t *count, int threads)
 {
-    const int parts = gpi_pool_parts(j->n, threads);
     chained_job c;
-    size_t k;
     c.job = j;
-    c.help_spins = gpi_cpu_help_spins();
-    c.tiles = (j->n + kTile - 1) / kTile;
-    c.ready = (atomic_int *)malloc(c.tiles * sizeof *c.ready);
-    c.end = (size_t *)malloc(c.tiles * sizeof *c.end);
-    c.count = (size_t *)malloc(c.tiles * sizeof *c.count);
-    if (!c.ready || !c.end || !c.count) {
-        free(c.ready), free(c.end), free(c.count);
-        return 0;
-    }
-    for (k = 0; k < c.tiles; k++) atomic_init(&c.ready[k], 0);
-    atomic_init(&c.next, 0);
+    if (!gpi_tile_chain_init(&c.chain, (j->n + kTile - 1) / kTile, 0, 1, tile_count, j)) return 0;
     j->stream = gpi_cpu_stream_output(j->n * j->es);
-    gpi_pool_run(parts, chained_part, &c);
-    *count = c.end[c.tiles - 1];
-    free(c.ready), free(c.end), free(c.count);
+    gpi_pool_run(gpi_pool_parts(j->n, threads), chained_part, &c);
+    *count = gpi_tile_chain_end(&c.chain);
+    gpi_tile_chain_free(&c.chain);
     return 1;
 }
 #endif

@@ -27,6 +27,7 @@
  * of the ranks before it. */
 #include "ops.h"
 #include "pool.h"
+#include "tile_chain.h"
 #include "vec_kernels.h"
 
 #include <sched.h>
@@ -105,19 +106,12 @@ typedef struct scan_job {
     atomic_size_t next;       /* the next tile to claim */
     atomic_int *ready;        /* per tile: its inclusive prefix is published */
     uint64_t *prefix;         /* per tile: the inclusive prefix (raw bytes) */
-    uint32_t *total;          /* per tile: its total (32-bit sums' look-back) */
     int avx2_sum32;           /* a 32-bit integer sum: the AVX2 kernels */
     int stream;               /* store the output non-temporally */
-    unsigned help_spins;      /* gpi_cpu_help_spins() */
-} scan_job;
-
-/* A pause in a spin loop. */
-static inline void spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+#if GPI_HAVE_AVX2_KERNELS
+    gpi_tile_chain chain;     /* the AVX2 tiles' totals and prefixes */
 #endif
-}
+} scan_job;
 
 static void wait_ready(atomic_int *flag)
 {
@@ -150,49 +144,13 @@ static void scan_part(void *arg, int part, int parts)
 
 #if GPI_HAVE_AVX2_KERNELS
 /* 32-bit integer sums: any order of the adds gives the same bits, so
- * tiles look back instead of waiting in a chain. A tile publishes its
- * total (ready 1), then its inclusive prefix (ready 2). Its prefix before
- * it is its predecessors' totals added back to the first published
- * prefix; a predecessor that has not published its total soon (its thread
- * may be descheduled on a busy machine) is summed here instead of waited
- * for (out of place): so no thread waits for another. */
-static uint32_t tile_total_u32(const scan_job *j, size_t k)
+ * tiles look back instead of waiting in a chain (tile_chain.h); in place,
+ * a late predecessor is waited for, since its input may be overwritten. */
+static uint64_t tile_total_u32(const void *arg, size_t k)
 {
+    const scan_job *j = (const scan_job *)arg;
     const size_t lo = k * kTile;
     return gpi_avx2_sum_u32((const uint32_t *)j->in + lo, j->n - lo < kTile ? j->n - lo : kTile, 0);
-}
-
-static uint32_t prefix_before_u32(const scan_job *j, size_t k)
-{
-    uint32_t acc = 0, start;
-    while (k > 0) {
-        const size_t p = --k;
-        unsigned spins = 0;
-        int state;
-        /* In place, a tile's input is overwritten once its prefix is out:
-         * only its own thread may sum it then, so the look-back waits. */
-        while ((state = atomic_load_explicit(&j->ready[p], memory_order_acquire)) == 0 &&
-               (spins++ < j->help_spins || j->in == j->out))
-            if (spins < j->help_spins) spin_pause();
-            else sched_yield(); /* its thread may be descheduled */
-        if (state == 2) return acc + (uint32_t)j->prefix[p];
-        acc += state == 1 ? j->total[p] : tile_total_u32(j, p);
-    }
-    memcpy(&start, j->start, sizeof start);
-    return acc + start;
-}
-
-/* Publishes tile k's total, then its inclusive prefix; returns the prefix
- * before it. */
-static uint32_t publish_u32(scan_job *j, size_t k, uint32_t total)
-{
-    uint32_t before;
-    j->total[k] = total;
-    atomic_store_explicit(&j->ready[k], 1, memory_order_release);
-    before = prefix_before_u32(j, k);
-    j->prefix[k] = (uint32_t)(before + total);
-    atomic_store_explicit(&j->ready[k], 2, memory_order_release);
-    return before;
 }
 
 /* Software-pipelined: a thread claims its next tile before it scans the
@@ -203,21 +161,21 @@ static void scan_part_avx2_sum32(void *arg, int part, int parts)
     scan_job *j = (scan_job *)arg;
     const uint32_t *in = (const uint32_t *)j->in;
     uint32_t *out = (uint32_t *)j->out;
-    size_t k = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed), next;
+    size_t k = gpi_tile_chain_claim(&j->chain), next;
     uint32_t before;
     (void)part, (void)parts;
     if (k >= j->tiles) return;
-    before = publish_u32(j, k, tile_total_u32(j, k));
+    before = (uint32_t)gpi_tile_chain_publish(&j->chain, k, tile_total_u32(j, k));
     for (;; k = next) {
         const size_t lo = k * kTile, m = j->n - lo < kTile ? j->n - lo : kTile;
         size_t next_lo, next_m;
         uint32_t next_total = 0;
-        next = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        next = gpi_tile_chain_claim(&j->chain);
         next_lo = next < j->tiles ? next * kTile : j->n;
         next_m = j->n - next_lo < kTile ? j->n - next_lo : kTile;
         gpi_avx2_scan_u32(in + lo, out + lo, m, before, j->inclusive, j->stream, in + next_lo, next_m, &next_total);
         if (next >= j->tiles) return;
-        before = publish_u32(j, next, next_total);
+        before = (uint32_t)gpi_tile_chain_publish(&j->chain, next, next_total);
     }
 }
 #endif
@@ -274,14 +232,23 @@ gp_status gpi_cpu_scan_seeded(gp_dtype dtype, gp_op op, gp_scan_kind kind, const
     j.avx2_sum32 = op == GP_OP_SUM && (dtype == GP_INT32 || dtype == GP_UINT32) && ((uintptr_t)out & 3) == 0 &&
                    gpi_cpu_avx2();
     j.stream = j.avx2_sum32 && gpi_cpu_stream_output(n * j.es);
-    j.help_spins = gpi_cpu_help_spins();
+#if GPI_HAVE_AVX2_KERNELS
+    if (parts > 1 && j.avx2_sum32) {
+        uint32_t s;
+        memcpy(&s, j.start, sizeof s);
+        if (gpi_tile_chain_init(&j.chain, j.tiles, s, j.in != j.out, tile_total_u32, &j)) {
+            gpi_pool_run(parts, scan_part_avx2_sum32, &j);
+            gpi_tile_chain_free(&j.chain);
+            return GP_SUCCESS;
+        }
+    } else
+#endif
     if (parts > 1) {
         j.ready = (atomic_int *)malloc(j.tiles * sizeof *j.ready);
         j.prefix = (uint64_t *)malloc(j.tiles * sizeof *j.prefix);
-        j.total = (uint32_t *)malloc(j.tiles * sizeof *j.total);
     }
-    if (!j.ready || !j.prefix || !j.total) { /* one thread (or no memory for the tiles' state) */
-        free(j.ready), free(j.prefix), free(j.total);
+    if (!j.ready || !j.prefix) { /* one thread (or no memory for the tiles' state) */
+        free(j.ready), free(j.prefix);
         if (float_sum) scan_tiles_here(&j);
 #if GPI_HAVE_AVX2_KERNELS
         else if (j.avx2_sum32) {
@@ -295,11 +262,7 @@ gp_status gpi_cpu_scan_seeded(gp_dtype dtype, gp_op op, gp_scan_kind kind, const
     }
     for (k = 0; k < j.tiles; k++) atomic_init(&j.ready[k], 0);
     atomic_init(&j.next, 0);
-#if GPI_HAVE_AVX2_KERNELS
-    if (j.avx2_sum32) gpi_pool_run(parts, scan_part_avx2_sum32, &j);
-    else
-#endif
-        gpi_pool_run(parts, scan_part, &j);
-    free(j.ready), free(j.prefix), free(j.total);
+    gpi_pool_run(parts, scan_part, &j);
+    free(j.ready), free(j.prefix);
     return GP_SUCCESS;
 }
