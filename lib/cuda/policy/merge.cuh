@@ -1,9 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* policy/merge.cuh - the merge kernel's tile shape (merge.cu). */
+/* policy/merge.cuh - the merge kernel's tile shape (merge.cu). The
+ * GPI_MERGE_* macros exist for tuning runs on the GPU machine (-D at build
+ * time). */
 #ifndef GPUPRIM_CUDA_POLICY_MERGE_CUH
 #define GPUPRIM_CUDA_POLICY_MERGE_CUH
 
 #include <stddef.h>
+
+#ifndef GPI_MERGE_THREADS
+#define GPI_MERGE_THREADS 256
+#endif
+#ifndef GPI_MERGE_ITEMS_K4
+#define GPI_MERGE_ITEMS_K4 15
+#endif
+#ifndef GPI_MERGE_ITEMS_K8
+#define GPI_MERGE_ITEMS_K8 7
+#endif
+#ifndef GPI_MERGE_MIN_BLOCKS_KEYS
+#define GPI_MERGE_MIN_BLOCKS_KEYS 4
+#endif
 
 namespace gpi {
 
@@ -13,12 +28,12 @@ namespace gpi {
  * memory, so a warp's accesses to them fall in distinct banks. */
 template <size_t KEY_BYTES>
 struct merge_policy {
-    static constexpr int threads = 256;
-    static constexpr int items = KEY_BYTES == 4 ? 15 : 7;
+    static constexpr int threads = GPI_MERGE_THREADS;
+    static constexpr int items = KEY_BYTES == 4 ? GPI_MERGE_ITEMS_K4 : GPI_MERGE_ITEMS_K8;
     static constexpr int tile = threads * items;
     /* resident blocks an SM (caps the registers: 64 for keys only; the
      * gather of values wants more) */
-    static constexpr int min_blocks(int value_bytes) { return value_bytes == 0 ? 4 : value_bytes == 4 ? 3 : 2; }
+    static constexpr int min_blocks(int value_bytes) { return value_bytes == 0 ? GPI_MERGE_MIN_BLOCKS_KEYS : value_bytes == 4 ? 3 : 2; }
     static constexpr int partition_threads = 256;
 
     static_assert(tile <= 65536, "source positions are 16 bits");
