@@ -21,6 +21,8 @@ BUILD=${BUILD_DIR:-build-gpu}
 STAGES=${*:-build test dist large sanitize render bench benchdist demos}
 # GPU_CHECK_CMAKE_ARGS adds options to the configure step (e.g. "-DGPUPRIM_BUILD_BENCH=OFF").
 # BENCH_PRIMS_ARGS passes options to bench_prims (e.g. "--only sort").
+# BENCH_DIST_ONLY (bench_dist --only: prims, render, exchange) and
+# BENCH_DIST_TIMEOUT (seconds a bench_dist run may take) narrow benchdist.
 # (count64, not in the default: the partition's 64-bit count path in a second build.
 # renderab, not in the default: renderer frame times of a base tree, carried
 # as .deps/base.tar from `git archive`, and of this one, in one run.)
@@ -87,13 +89,13 @@ if has test; then
 fi
 
 if has dist; then
-    # The distributed tests with every GPU of the machine: one process
-    # driving all (test_dist, _faults, _render) and one process per GPU
-    # (test_dist_mp).
+    # Every distributed test program's CUDA cases (the CPU ranks run in CI)
+    # with every rank count up to the machine's GPUs: one process driving
+    # them all (test_dist*), and one process per GPU (test_dist_mp).
     ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
     multi=0; [ "$ngpu" -ge 2 ] && multi=1
-    for t in test_dist test_dist_faults test_dist_render test_dist_mp; do
-        GP_TEST_REQUIRE_GPU=1 GP_TEST_REQUIRE_MULTI_GPU=$multi timeout 900 "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
+    for t in $(cd "$BUILD/tests" && ls test_dist*); do
+        GP_TEST_FILTER='*cuda*' GP_TEST_REQUIRE_GPU=1 GP_TEST_REQUIRE_MULTI_GPU=$multi timeout 900 "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
         note "$t ($ngpu GPUs, NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE): rc=$?; $(grep -c '^\[       OK \]' "$OUT/$t.log") OK, $(grep -E '^\[  (FAILED|ERROR)' "$OUT/$t.log" | sort -u | wc -l) failed, $(grep -c '^\[  SKIPPED \] [a-z]' "$OUT/$t.log") skipped (log $t.log)"
     done
 fi
@@ -195,7 +197,7 @@ if has renderab; then
     fi
 fi
 
-# Two or more GPUs: 1 GPU against p. One GPU: every distributed call on one
+# Two or more GPUs: 1 GPU against p, for every p. One GPU: every distributed call on one
 # CUDA rank against the single-context call, its communicator made both ways
 # (in one process, and through a unique id).
 if has benchdist; then
@@ -203,8 +205,13 @@ if has benchdist; then
     if [ ! -x "$BUILD/bench/bench_dist" ]; then
         note "bench_dist: not run (not built: needs NCCL's header)"
     elif [ "$NGPU" -ge 2 ]; then
-        "$BUILD/bench/bench_dist" --csv "$OUT/bench_dist.csv" >"$OUT/bench_dist.txt" 2>&1
-        note "bench_dist: rc=$? (bench_dist.txt, bench_dist.csv)"
+        # Every GPU count: all of them first (every group), then 2 .. NGPU-1
+        # (the all-to-all calls: sort, shuffle, group-by, top-k).
+        for p in "$NGPU" $(seq 2 $((NGPU - 1))); do
+            only=${BENCH_DIST_ONLY:-}; [ -z "$only" ] && [ "$p" -ne "$NGPU" ] && only=exchange
+            timeout "${BENCH_DIST_TIMEOUT:-1800}" "$BUILD/bench/bench_dist" --ranks "$p" ${only:+--only $only} --csv "$OUT/bench_dist_$p.csv" >"$OUT/bench_dist_$p.txt" 2>&1
+            note "bench_dist --ranks $p${only:+ --only $only}: rc=$? (bench_dist_$p.txt, .csv)"
+        done
     elif [ "$NGPU" -eq 1 ]; then
         for how in init_all unique_id; do
             via=; [ "$how" = unique_id ] && via=--via-id

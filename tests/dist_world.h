@@ -23,10 +23,12 @@ typedef struct world {
     gp_comm *comm[MAX_RANKS];
 } world;
 
-/* The rank counts a backend is tested with. */
+/* The rank counts a backend is tested with (counts has room for
+ * MAX_RANKS): CPU 1, 2, 3, 4 and 8; CUDA every count from 1 to the GPUs
+ * found (one rank a GPU, at most MAX_RANKS), so 1, 2, 3 and 4 on four. */
 static inline int rank_counts(gp_backend b, int *counts)
 {
-    int ndev = 0, k = 0;
+    int ndev = 0, k;
     if (b == GP_BACKEND_CPU) {
         static const int cpu[] = {1, 2, 3, 4, 8};
         memcpy(counts, cpu, sizeof cpu);
@@ -34,9 +36,9 @@ static inline int rank_counts(gp_backend b, int *counts)
     }
     gp_cuda_device_count(&ndev);
     if (ndev > MAX_RANKS) ndev = MAX_RANKS;
-    counts[k++] = 1;
-    if (ndev > 1) counts[k++] = ndev;
-    return k;
+    if (ndev < 1) ndev = 1;
+    for (k = 0; k < ndev; k++) counts[k] = k + 1;
+    return ndev;
 }
 
 static inline void make_world(world *w, gp_backend b, int n, int timeout_ms)

@@ -5,13 +5,15 @@
  * --seed S`); each child builds the same global arrays from the seed, runs
  * the distributed calls on its shard and checks its part against the CPU
  * reference, and exits 0 when all agree; mismatched calls and an injected
- * check failure on one rank fail every rank; the all-to-all calls (sort,
- * shuffle, reduce-by-key, unique) are checked against the single-context
- * calls on the whole array. Also: a rank whose peer never comes gives up
- * with GP_ERROR_TIMEOUT instead of hanging. Multi-process communicators are
- * CUDA only (NCCL), one GPU a process: one rank alone needs one GPU, the
- * other cases two (skipped otherwise; GP_TEST_REQUIRE_MULTI_GPU=1 makes that
- * a failure). */
+ * check failure on one rank fail every rank; the collective calls (sort,
+ * shuffle, reduce-by-key, unique, the even histogram, top-k) are checked
+ * against the single-context calls on the whole array (also on CPU ranks of
+ * one process, where no GPU is needed). Every rank count from 2 to the GPUs
+ * found runs. Also: a rank whose peer never comes gives up with
+ * GP_ERROR_TIMEOUT instead of hanging. Multi-process communicators are CUDA
+ * only (NCCL), one GPU a process: one rank alone needs one GPU, the other
+ * cases two (skipped otherwise; GP_TEST_REQUIRE_MULTI_GPU=1 makes that a
+ * failure). */
 #include "test_util.h"
 
 #include "internal.h"
@@ -20,6 +22,7 @@
 #include <gpuprim/dist.h>
 #include <gpuprim/render.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +249,100 @@ static int check_group_by(int rank, int ranks, gp_context *ctx, gp_comm *comm, u
     return 0;
 }
 
+/* gp_dist_histogram_even (float32 samples in [-1.25, 1.25], both bounds
+ * hit exactly, some NaNs; 256 uint64 bins of [-1, 1)) against
+ * gp_histogram_even on the whole array: every rank holds the global counts. */
+static int check_histogram(int rank, int ranks, gp_context *ctx, gp_comm *comm, uint64_t *st)
+{
+    const size_t total = 1000003, bins = 256;
+    const float lower = -1.0f, upper = 1.0f;
+    size_t first, n, i, inside = 0, counted = 0;
+    float *samples = malloc(total * 4);
+    uint64_t want[256], got[256];
+    void *d_all = NULL, *d_shard = NULL, *d_counts = NULL;
+    CHECK(samples != NULL, "host allocation");
+    for (i = 0; i < total; i++) {
+        uint64_t z = mix(st);
+        samples[i] = z % 512 == 0 ? (z & 512 ? NAN : -NAN) : (float)((int)((z >> 10) % 2501) - 1250) / 1000.0f;
+        inside += samples[i] >= lower && samples[i] < upper;
+    }
+    shard(total, rank, ranks, &first, &n);
+    CHECK(alloc_all(ctx, total * 4, &d_all, &d_shard, &d_counts, NULL), "gp_malloc");
+    CHECK(gp_upload(ctx, d_all, samples, total * 4) == GP_SUCCESS &&
+              gp_upload(ctx, d_shard, samples + first, n * 4) == GP_SUCCESS, "upload");
+    CHECK(gp_histogram_even(ctx, GP_FLOAT32, d_all, total, &lower, &upper, bins, GP_UINT64, d_counts) == GP_SUCCESS,
+          "gp_histogram_even");
+    CHECK(gp_download(ctx, want, d_counts, sizeof want) == GP_SUCCESS, "download");
+    for (i = 0; i < bins; i++) counted += want[i];
+    CHECK(counted == inside && inside < total, "gp_histogram_even counted %zu, %zu in range", counted, inside);
+
+    memset(got, 0x5a, sizeof got);
+    CHECK(gp_upload(ctx, d_counts, got, sizeof got) == GP_SUCCESS, "upload");
+    CHECK(gp_dist_histogram_even(comm, GP_FLOAT32, d_shard, n, &lower, &upper, bins, GP_UINT64, d_counts) ==
+              GP_SUCCESS, "gp_dist_histogram_even");
+    CHECK(gp_download(ctx, got, d_counts, sizeof got) == GP_SUCCESS, "download");
+    for (i = 0; i < bins; i++)
+        CHECK(got[i] == want[i], "gp_dist_histogram_even: bin %zu holds %llu, want %llu", i,
+              (unsigned long long)got[i], (unsigned long long)want[i]);
+    free_all(ctx, d_all, d_shard, d_counts, NULL);
+    free(samples);
+    return 0;
+}
+
+/* gp_dist_top_k (int32 keys with many ties, descending, values_in NULL:
+ * global indices as uint64) against gp_top_k on the whole array, for
+ * k = total (checked as a stable descending order of every key), 1000 and 1
+ * (each the first k of k = total): every rank holds the same k results. */
+static int check_top_k(int rank, int ranks, gp_context *ctx, gp_comm *comm, uint64_t *st)
+{
+    const size_t total = 1000003, ks[3] = {total, 1000, 1};
+    size_t first, n, i, t, k;
+    int32_t *keys = malloc(total * 4), *want = malloc(total * 4), *got = malloc(total * 4);
+    uint64_t *want_i = malloc(total * 8), *got_i = malloc(total * 8);
+    void *d_all = NULL, *d_shard = NULL, *d_k = NULL, *d_i = NULL;
+    CHECK(keys && want && got && want_i && got_i, "host allocation");
+    for (i = 0; i < total; i++) keys[i] = (int32_t)(mix(st) % 101) - 50;
+    shard(total, rank, ranks, &first, &n);
+    CHECK(alloc_all(ctx, total * 8, &d_all, &d_shard, &d_k, &d_i), "gp_malloc");
+    CHECK(gp_upload(ctx, d_all, keys, total * 4) == GP_SUCCESS &&
+              gp_upload(ctx, d_shard, keys + first, n * 4) == GP_SUCCESS, "upload");
+    for (t = 0; t < 3; t++) {
+        k = ks[t];
+        CHECK(gp_top_k(ctx, GP_INT32, GP_SORT_DESCENDING, d_all, total, k, d_k, 8, NULL, d_i) == GP_SUCCESS,
+              "gp_top_k (k = %zu)", k);
+        CHECK(gp_download(ctx, t ? got : want, d_k, k * 4) == GP_SUCCESS &&
+                  gp_download(ctx, t ? got_i : want_i, d_i, k * 8) == GP_SUCCESS, "download");
+        for (i = 0; i < k && !t; i++)
+            CHECK(want_i[i] < total && keys[want_i[i]] == want[i] &&
+                      (i == 0 || want[i - 1] > want[i] || (want[i - 1] == want[i] && want_i[i - 1] < want_i[i])),
+                  "gp_top_k (k = total): entry %zu is out of order", i);
+        CHECK(!t || (memcmp(got, want, k * 4) == 0 && memcmp(got_i, want_i, k * 8) == 0),
+              "gp_top_k (k = %zu) is not the first k of k = total", k);
+
+        memset(got, 0x5a, k * 4), memset(got_i, 0x5a, k * 8);
+        CHECK(gp_upload(ctx, d_k, got, k * 4) == GP_SUCCESS && gp_upload(ctx, d_i, got_i, k * 8) == GP_SUCCESS,
+              "upload");
+        CHECK(gp_dist_top_k(comm, GP_INT32, GP_SORT_DESCENDING, d_shard, n, k, d_k, 8, NULL, d_i) == GP_SUCCESS,
+              "gp_dist_top_k (k = %zu)", k);
+        CHECK(gp_download(ctx, got, d_k, k * 4) == GP_SUCCESS && gp_download(ctx, got_i, d_i, k * 8) == GP_SUCCESS,
+              "download");
+        CHECK(memcmp(got, want, k * 4) == 0, "gp_dist_top_k (k = %zu): keys differ from gp_top_k", k);
+        CHECK(memcmp(got_i, want_i, k * 8) == 0, "gp_dist_top_k (k = %zu): global indices differ from gp_top_k", k);
+    }
+    free_all(ctx, d_all, d_shard, d_k, d_i);
+    free(keys), free(want), free(got), free(want_i), free(got_i);
+    return 0;
+}
+
+/* The collective calls against the single-context calls on this rank's
+ * context; every rank draws the same arrays from *st. */
+static int collective_checks(int rank, int ranks, gp_context *ctx, gp_comm *comm, uint64_t *st)
+{
+    return check_sort(rank, ranks, ctx, comm, st) || check_shuffle(rank, ranks, ctx, comm, st) ||
+           check_group_by(rank, ranks, ctx, comm, st) || check_histogram(rank, ranks, ctx, comm, st) ||
+           check_top_k(rank, ranks, ctx, comm, st);
+}
+
 static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int timeout_ms)
 {
     gp_context *ctx = NULL;
@@ -318,10 +415,8 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
     CHECK(gp_download(ctx, got, d_out, n * cols * 4) == GP_SUCCESS, "download");
     CHECK(memcmp(got, lap + first * cols, n * cols * 4) == 0, "gp_dist_laplacian_2d differs");
 
-    /* the all-to-all calls, against the single-context calls on this rank's context */
-    if (check_sort(rank, ranks, ctx, comm, &st) || check_shuffle(rank, ranks, ctx, comm, &st) ||
-        check_group_by(rank, ranks, ctx, comm, &st))
-        return 1;
+    /* the collective calls, against the single-context calls on this rank's context */
+    if (collective_checks(rank, ranks, ctx, comm, &st)) return 1;
 
     /* Faults across processes (the records travel through NCCL): rank 0
      * reduces while the others compact indices: every rank rejects the
@@ -382,7 +477,7 @@ static int child(int rank, int ranks, const gp_comm_id *id, uint64_t seed, int t
     return 0;
 }
 
-/* The same all-to-all checks on CPU ranks of one process (threads): the
+/* The same collective checks on CPU ranks of one process (threads): the
  * multi-process path is CUDA only, so this is where the checks themselves
  * run on a machine without a GPU. */
 static uint64_t g_cpu_seed;
@@ -396,10 +491,7 @@ static gp_status all_to_all_rank(gp_comm *comm, void *arg)
     gp_comm_rank(comm, &rank);
     gp_comm_size(comm, &ranks);
     gp_comm_context(comm, &ctx);
-    if (check_sort(rank, ranks, ctx, comm, &st) || check_shuffle(rank, ranks, ctx, comm, &st) ||
-        check_group_by(rank, ranks, ctx, comm, &st))
-        return GP_ERROR_INVALID_ARGUMENT;
-    return GP_SUCCESS;
+    return collective_checks(rank, ranks, ctx, comm, &st) ? GP_ERROR_INVALID_ARGUMENT : GP_SUCCESS;
 }
 
 static void all_to_all_checks_on_cpu_ranks(void **state)
@@ -468,7 +560,7 @@ static int spawn_ranks(int ranks, int started, int timeout_ms, int want)
     for (r = 0; r < started; r++) {
         assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
         if (WIFEXITED(status) && WEXITSTATUS(status) == want) ok++;
-        else print_error("rank %d exited with %d\n", r, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        else print_error("rank %d of %d exited with %d\n", r, ranks, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     return ok;
 }
@@ -487,12 +579,16 @@ static int gpus(void)
     return n > 8 ? 8 : n;
 }
 
+/* Every rank count from 2 to the GPUs found (ranks 0 .. r - 1 on GPUs 0 .. r - 1). */
 static void one_process_per_gpu(void **state)
 {
-    int n = gpus();
+    int n = gpus(), r, ok;
     (void)state;
     gpt_seed_once();
-    assert_int_equal(spawn_ranks(n, n, 60000, 0), n);
+    for (r = 2; r <= n; r++) {
+        ok = spawn_ranks(r, r, 60000, 0);
+        if (ok != r) fail_msg("%d ranks (of %d GPUs): %d of %d ranks exited 0", r, n, ok, r);
+    }
 }
 
 /* One rank through the unique id (the records go through NCCL, not host

@@ -5,7 +5,7 @@
  * NCCL's own all-reduce and all-gather bandwidth measured in the same run as
  * the link ceiling.
  *
- *   bench_dist [--ranks P] [--quick] [--csv FILE]
+ *   bench_dist [--ranks P] [--quick] [--only prims,render,exchange] [--csv FILE]
  *   bench_dist --ranks 1 [--via-id] [--quick] [--csv FILE]
  *
  * --ranks 1 (the default on a machine with one GPU): every distributed call
@@ -20,7 +20,8 @@
  * rank_main); the median of the samples is reported. The 1-GPU rows call
  * the ordinary gp_* functions on one context; the p-GPU rows call gp_dist_*
  * (the renderer: gp_dist_renderer, with and without the 8-bit gather to
- * rank 0). Every distributed result was checked
+ * rank 0); the all-to-all calls (sort, shuffle, group-by, top-k) in
+ * exchange.cu, the shuffle beside NCCL's own all-to-all. Every distributed result was checked
  * against the CPU reference by test_dist / test_dist_mp; here a cheap check
  * (the reduce against the 1-GPU reduce, the scan's last element) guards
  * against timing a broken run. Inputs are random (an index hash), never 0.
@@ -35,69 +36,7 @@
 #include <string>
 #include <vector>
 
-#define NCCL(x)                                                                                       \
-    do {                                                                                              \
-        ncclResult_t r_ = (x);                                                                        \
-        if (r_ != ncclSuccess) die("%s:%d %s -> %s", __FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
-    } while (0)
-
-/* ---- NCCL's own bandwidth, the link ceiling ------------------------------------------ */
-struct NcclBw {
-    double allreduce_ms, allreduce_busbw, allgather_ms, allgather_busbw;
-};
-
-static NcclBw nccl_bandwidth(int p, size_t bytes)
-{
-    std::vector<ncclComm_t> comms(p);
-    std::vector<cudaStream_t> st(p);
-    std::vector<void *> a(p), b(p);
-    std::vector<int> devs(p);
-    NcclBw out{};
-    for (int r = 0; r < p; r++) devs[r] = r;
-    NCCL(ncclCommInitAll(comms.data(), p, devs.data()));
-    for (int r = 0; r < p; r++) {
-        CK(cudaSetDevice(r));
-        CK(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
-        CK(cudaMalloc(&a[r], bytes));
-        CK(cudaMalloc(&b[r], bytes * p));
-        fill(a[r], bytes, r, FLOATS);
-    }
-    for (int kind = 0; kind < 2; kind++) {
-        std::vector<double> s;
-        for (int it = 0; it < 25; it++) {
-            double t0 = now_ms();
-            NCCL(ncclGroupStart());
-            for (int r = 0; r < p; r++) {
-                if (kind == 0) NCCL(ncclAllReduce(a[r], b[r], bytes / 4, ncclFloat, ncclSum, comms[r], st[r]));
-                else NCCL(ncclAllGather(a[r], b[r], bytes / p, ncclUint8, comms[r], st[r]));
-            }
-            NCCL(ncclGroupEnd());
-            for (int r = 0; r < p; r++) {
-                CK(cudaSetDevice(r));
-                CK(cudaStreamSynchronize(st[r]));
-            }
-            if (it >= 5) s.push_back(now_ms() - t0);
-        }
-        double ms = median_of(s);
-        /* nccl-tests' bus bandwidth: all-reduce 2(p-1)/p, all-gather (p-1)/p of the total size */
-        if (kind == 0) out.allreduce_ms = ms, out.allreduce_busbw = bytes * 2.0 * (p - 1) / p / ms / 1e6;
-        else out.allgather_ms = ms, out.allgather_busbw = bytes * 1.0 * (p - 1) / p / ms / 1e6;
-    }
-    for (int r = 0; r < p; r++) {
-        CK(cudaSetDevice(r));
-        CK(cudaFree(a[r]));
-        CK(cudaFree(b[r]));
-        CK(cudaStreamDestroy(st[r]));
-        ncclCommDestroy(comms[r]);
-    }
-    return out;
-}
-
 /* ---- main ------------------------------------------------------------------------------ */
-struct Row {
-    std::string work, size;
-    double t1, tp, ideal;
-};
 
 static void run_primitives(int p, bool quick, bool weak, std::vector<Row> &rows)
 {
@@ -253,16 +192,26 @@ static void run_latency(int p)
     fflush(stdout);
 }
 
-static const char kUsage[] = "usage: bench_dist [--ranks P] [--via-id] [--quick] [--csv FILE]";
+static const char kUsage[] = "usage: bench_dist [--ranks P] [--via-id] [--quick] [--only GROUPS] [--csv FILE]\n"
+                             "  GROUPS (p GPUs): comma-separated of prims, render, exchange (default: all)";
+
+/* Whether --only (null: every group) names `group`. */
+static bool wants(const char *only, const char *group)
+{
+    if (!only) return true;
+    const std::string list = std::string(",") + only + ",";
+    return list.find(std::string(",") + group + ",") != std::string::npos;
+}
 
 int main(int argc, char **argv)
 {
     set_program_name("bench_dist");
     int p = 0;
     bool quick = false, via_id = false;
-    const char *csv = nullptr;
+    const char *csv = nullptr, *only = nullptr;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ranks") && i + 1 < argc) p = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--via-id")) via_id = true;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
@@ -289,12 +238,17 @@ int main(int argc, char **argv)
            bw.allgather_busbw);
 
     run_latency(p);
-    std::vector<Row> strong, weak;
-    printf("strong scaling (same total work):\n");
-    run_primitives(p, quick, false, strong);
-    run_renderer(p, quick, strong);
-    printf("weak scaling (same work per GPU):\n");
-    run_primitives(p, quick, true, weak);
+    std::vector<Row> strong, weak, shuffle;
+    if (wants(only, "prims")) {
+        printf("strong scaling (same total work):\n");
+        run_primitives(p, quick, false, strong);
+    }
+    if (wants(only, "render")) run_renderer(p, quick, strong);
+    if (wants(only, "prims")) {
+        printf("weak scaling (same work per GPU):\n");
+        run_primitives(p, quick, true, weak);
+    }
+    if (wants(only, "exchange")) run_exchange(p, quick, strong, weak, shuffle);
 
     printf("\n| work | size | 1 GPU ms | %d GPUs ms | speedup | bound |\n|---|---|---|---|---|---|\n", p);
     for (const Row &r : strong)
@@ -305,11 +259,22 @@ int main(int argc, char **argv)
     for (const Row &r : weak)
         printf("| %s | %s | %.3f | %.3f | %.1f%% |\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp,
                100.0 * r.t1 / r.tp);
+    if (!shuffle.empty())
+        printf("\n| shuffle on %d GPUs | elements in all | NCCL all-to-all ms | gp_dist_shuffle ms | of NCCL |\n"
+               "|---|---|---|---|---|\n",
+               p);
+    for (const Row &r : shuffle)
+        printf("| %s | %s | %.3f | %.3f | %.0f%% |\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, 100.0 * r.t1 / r.tp);
     if (csv) {
         CsvFile f;
+        /* shuffle rows: t1 is NCCL's all-to-all of the same bytes */
         f.open(csv, "scaling,work,size,t1_ms,tp_ms,ranks");
-        for (const Row &r : strong) f.row("strong,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
-        for (const Row &r : weak) f.row("weak,%s,%s,%.4f,%.4f,%d\n", r.work.c_str(), r.size.c_str(), r.t1, r.tp, p);
+        for (const Row &r : strong)
+            f.row("strong,%s,%s,%.4f,%.4f,%d\n", csv_field(r.work).c_str(), r.size.c_str(), r.t1, r.tp, p);
+        for (const Row &r : weak)
+            f.row("weak,%s,%s,%.4f,%.4f,%d\n", csv_field(r.work).c_str(), r.size.c_str(), r.t1, r.tp, p);
+        for (const Row &r : shuffle)
+            f.row("shuffle_vs_nccl,%s,%s,%.4f,%.4f,%d\n", csv_field(r.work).c_str(), r.size.c_str(), r.t1, r.tp, p);
         f.commit();
     }
     return 0;

@@ -3,7 +3,7 @@
 #include "world.h"
 
 const char *const work_name[] = {"reduce int32", "scan int32 (excl. sum)", "compact int32 (u8 flags 50%)",
-                                 "Laplacian f32 (periodic)", "renderer", "renderer + gather"};
+                                 "Laplacian f32 (periodic)", "renderer", "renderer + gather", "call"};
 
 void gp_ok(gp_status s, gp_context *ctx, const char *what) { check_gp(s, ctx, what, __FILE__, __LINE__); }
 
@@ -90,6 +90,9 @@ static void run_op(World &w, int r)
             if (w.work == RENDER_GATHER)
                 gp_ok(gp_dist_renderer_gather(w.dr[r], 0, r == 0 ? (unsigned char *)w.frame : nullptr), ctx, "gather");
         }
+        break;
+    case CALL:
+        w.call(r);
         break;
     }
     gp_ok(gp_context_synchronize(ctx), ctx, "synchronize");

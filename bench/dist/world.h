@@ -14,10 +14,13 @@
 #include "gpuprim/render.h"
 
 #include <cstdint>
+#include <functional>
 #include <pthread.h>
+#include <string>
 #include <vector>
 
-enum Work { REDUCE, SCAN, COMPACT, LAPLACIAN, RENDER, RENDER_GATHER };
+/* CALL: World::call(rank), any call the row sets (exchange.cu's rows). */
+enum Work { REDUCE, SCAN, COMPACT, LAPLACIAN, RENDER, RENDER_GATHER, CALL };
 /* RENDER_GATHER: the bands gathered into a buffer on rank 0's GPU (where
  * the one-GPU frame also is); bringing either to the host costs the same. */
 extern const char *const work_name[];
@@ -36,6 +39,7 @@ struct World {
     std::vector<unsigned char> rgb;
     void *frame = nullptr; /* rank 0's gathered frame (device) */
     cudaStream_t stream[8] = {};
+    std::function<void(int)> call; /* Work CALL: rank r's call */
     /* the run */
     Work work = REDUCE;
     int warm = 2, iters = 10;
@@ -63,6 +67,28 @@ void close_world(World &w);
 void free_bufs(World &w);
 /* Shards of `total` elements (rows) of es bytes: in, out, and flags if asked. */
 void alloc_shards(World &w, size_t total, size_t es, bool with_out, bool with_flags);
+
+/* A row of the p-GPU tables: the 1-GPU time beside the p-GPU time; ideal
+ * is the speedup bound (strong) or 0 where none is stated. */
+struct Row {
+    std::string work, size;
+    double t1, tp, ideal;
+};
+
+/* The all-to-all calls on p GPUs (exchange.cu): the sort (strong and weak
+ * scaling; uniform and skewed keys; pairs), the shuffle beside NCCL's own
+ * all-to-all, group-by and top-k, each against the 1-GPU call on the same
+ * work. Rows are appended; the shuffle's own table is printed there. */
+void run_exchange(int p, bool quick, std::vector<Row> &strong, std::vector<Row> &weak, std::vector<Row> &shuffle);
+
+/* NCCL's own bandwidth on p GPUs (nccl_ceiling.cu), the link ceiling. */
+struct NcclBw {
+    double allreduce_ms, allreduce_busbw, allgather_ms, allgather_busbw;
+};
+NcclBw nccl_bandwidth(int p, size_t bytes);
+/* An all-to-all of bytes_per_rank bytes a rank (bytes_per_rank / p to each
+ * rank, itself included) with grouped ncclSend/ncclRecv: median ms. */
+double nccl_all_to_all_ms(int p, size_t bytes_per_rank);
 
 /* bench_dist --ranks 1 (one_rank.cu): every distributed call on one CUDA
  * rank against the single-context call; via_id: the communicator made
