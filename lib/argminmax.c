@@ -12,7 +12,7 @@ static gp_status argminmax(gp_context *ctx, const char *fn, int is_max, gp_dtype
     if (!index_host) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: index_host is NULL", fn);
     if ((s = gpi_elements_check(ctx, fn, dtype, in, n))) return s;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_argminmax(ctx, dtype, is_max, in, n, value_host, index_host);
-    return gpi_cpu_argminmax(dtype, is_max, in, n, value_host, index_host);
+    return gpi_cpu_argminmax_threads(dtype, is_max, in, n, value_host, index_host, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_argmin(gp_context *ctx, gp_dtype dtype, const void *in, size_t n, void *value_host, uint64_t *index_host)

@@ -32,8 +32,9 @@ static gp_status check(gp_context *ctx, const char *fn, size_t elem_size, const 
 static gp_status check_indices(gp_context *ctx, const char *fn, const uint64_t *indices, size_t n, size_t limit)
 {
     size_t bad = SIZE_MAX;
-    gp_status s = ctx->backend == GP_BACKEND_CUDA ? gpi_cuda_check_indices(ctx, indices, n, limit, &bad)
-                                                  : gpi_cpu_check_indices(indices, n, limit, &bad);
+    gp_status s = ctx->backend == GP_BACKEND_CUDA
+                      ? gpi_cuda_check_indices(ctx, indices, n, limit, &bad)
+                      : gpi_cpu_check_indices_threads(indices, n, limit, &bad, gpi_cpu_threads(ctx));
     if (s) return s;
     if (bad != SIZE_MAX)
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: indices[%zu] is out of range (%zu elements)", fn, bad,
@@ -51,7 +52,7 @@ gp_status gp_gather(gp_context *ctx, size_t elem_size, const void *in, size_t in
     if (n == 0) return GP_SUCCESS;
     if (check_mode == GP_INDEX_CHECK && (s = check_indices(ctx, fn, indices, n, in_n))) return s;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_gather(ctx, elem_size, in, in_n, indices, out, n);
-    return gpi_cpu_gather(elem_size, in, in_n, indices, out, n);
+    return gpi_cpu_gather_threads(elem_size, in, in_n, indices, out, n, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_scatter(gp_context *ctx, size_t elem_size, const void *in, const uint64_t *indices, size_t n,
@@ -64,5 +65,5 @@ gp_status gp_scatter(gp_context *ctx, size_t elem_size, const void *in, const ui
     if (n == 0) return GP_SUCCESS;
     if (check_mode == GP_INDEX_CHECK && (s = check_indices(ctx, fn, indices, n, out_n))) return s;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_scatter(ctx, elem_size, in, indices, n, out, out_n);
-    return gpi_cpu_scatter(elem_size, in, indices, n, out, out_n);
+    return gpi_cpu_scatter_threads(elem_size, in, indices, n, out, out_n, gpi_cpu_threads(ctx));
 }

@@ -141,7 +141,7 @@ gp_status gp_histogram_even(gp_context *ctx, gp_dtype dtype, const void *samples
     }
     gpi_hist_even_setup(dtype, bins, lower_host, upper_host, &p);
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_histogram_even(ctx, &p, samples, n, count_dtype, counts);
-    return gpi_cpu_histogram_even(&p, samples, n, count_dtype, counts);
+    return gpi_cpu_histogram_even_threads(&p, samples, n, count_dtype, counts, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_histogram_range(gp_context *ctx, gp_dtype dtype, const void *samples, size_t n,
@@ -162,5 +162,6 @@ gp_status gp_histogram_range(gp_context *ctx, gp_dtype dtype, const void *sample
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: boundaries is not aligned to its element size", fn);
     if (ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_histogram_range(ctx, dtype, samples, n, boundaries, bins, count_dtype, counts);
-    return gpi_cpu_histogram_range(dtype, samples, n, boundaries, bins, count_dtype, counts);
+    return gpi_cpu_histogram_range_threads(dtype, samples, n, boundaries, bins, count_dtype, counts,
+                                           gpi_cpu_threads(ctx));
 }

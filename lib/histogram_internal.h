@@ -119,6 +119,12 @@ gp_status gpi_cpu_histogram_even(const gpi_hist_even *p, const void *samples, si
                                  void *counts);
 gp_status gpi_cpu_histogram_range(gp_dtype dtype, const void *samples, size_t n, const void *boundaries,
                                   size_t bins, gp_dtype count_dtype, void *counts);
+/* The same on `threads` threads (gpi_cpu_threads): the same counts whatever
+ * the count of threads. */
+gp_status gpi_cpu_histogram_even_threads(const gpi_hist_even *p, const void *samples, size_t n,
+                                         gp_dtype count_dtype, void *counts, int threads);
+gp_status gpi_cpu_histogram_range_threads(gp_dtype dtype, const void *samples, size_t n, const void *boundaries,
+                                          size_t bins, gp_dtype count_dtype, void *counts, int threads);
 gp_status gpi_cuda_histogram_even(gp_context *ctx, const gpi_hist_even *p, const void *samples, size_t n,
                                   gp_dtype count_dtype, void *counts);
 gp_status gpi_cuda_histogram_range(gp_context *ctx, gp_dtype dtype, const void *samples, size_t n,

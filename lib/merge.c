@@ -44,7 +44,7 @@ static gp_status merge_run(gp_context *ctx, const char *fn, gpi_merge_args *a, g
     if (!pairs) a->value_size = 0;
     if (n == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_merge(ctx, a);
-    return gpi_cpu_merge(a);
+    return gpi_cpu_merge_threads(a, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_merge_keys(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, const void *a_keys, size_t na,

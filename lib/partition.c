@@ -31,7 +31,8 @@ static gp_status run(gp_context *ctx, gp_dtype dtype, const void *in, const void
 {
     if (ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_partition(ctx, dtype, in, first_flags, second_flags, flag_type, out, n, counts);
-    return gpi_cpu_partition(dtype, in, first_flags, second_flags, flag_type, out, n, counts);
+    return gpi_cpu_partition_threads(dtype, in, first_flags, second_flags, flag_type, out, n, counts,
+                                     gpi_cpu_threads(ctx));
 }
 
 gp_status gp_partition(gp_context *ctx, gp_dtype dtype, const void *in, const void *flags, gp_flag_type flag_type,

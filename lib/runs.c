@@ -69,7 +69,7 @@ gp_status gpi_runs_check(gp_context *ctx, const char *fn, const gpi_runs_args *a
 gp_status gpi_runs_run(gp_context *ctx, const gpi_runs_args *a, size_t *count_host)
 {
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_runs(ctx, a, count_host);
-    return gpi_cpu_runs(a, count_host);
+    return gpi_cpu_runs_threads(a, count_host, gpi_cpu_threads(ctx));
 }
 
 static gp_status runs_call(gp_context *ctx, const char *fn, const gpi_runs_args *a, int lengths_required,

@@ -43,6 +43,9 @@ gp_status gpi_runs_run(gp_context *ctx, const gpi_runs_args *a, size_t *count_ho
 
 /* The sequential reference (lib/cpu/runs.c) and the CUDA form (lib/cuda/runs.cu). */
 gp_status gpi_cpu_runs(const gpi_runs_args *a, size_t *count);
+/* The same on `threads` threads (gpi_cpu_threads): bit for bit the
+ * sequential reference's result whatever the count (lib/cpu/runs.c). */
+gp_status gpi_cpu_runs_threads(const gpi_runs_args *a, size_t *count, int threads);
 gp_status gpi_cuda_runs(gp_context *ctx, const gpi_runs_args *a, size_t *count_host);
 
 #ifdef __cplusplus

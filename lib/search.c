@@ -25,7 +25,7 @@ static gp_status search_run(gp_context *ctx, const char *fn, gpi_search_args *a,
     a->descending = order == GP_SORT_DESCENDING;
     if (a->m == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_search(ctx, a);
-    return gpi_cpu_search(a);
+    return gpi_cpu_search_threads(a, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_lower_bound(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, const void *keys, size_t n,

@@ -70,6 +70,11 @@ typedef struct gpi_topk_args {
 gp_status gpi_cpu_search(const gpi_search_args *a);
 gp_status gpi_cpu_merge(const gpi_merge_args *a);
 gp_status gpi_cpu_topk(const gpi_topk_args *a);
+/* The same on `threads` threads (gpi_cpu_threads): bit for bit the
+ * sequential reference's result whatever the count. */
+gp_status gpi_cpu_search_threads(const gpi_search_args *a, int threads);
+gp_status gpi_cpu_merge_threads(const gpi_merge_args *a, int threads);
+gp_status gpi_cpu_topk_threads(const gpi_topk_args *a, int threads);
 
 gp_status gpi_cuda_search(gp_context *ctx, const gpi_search_args *a);
 gp_status gpi_cuda_merge(gp_context *ctx, const gpi_merge_args *a);

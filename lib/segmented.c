@@ -70,7 +70,7 @@ gp_status gp_segmented_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const v
     if (n_segments == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA)
         return gpi_cuda_segmented_reduce(ctx, dtype, op, in, n, offsets, n_segments, out);
-    return gpi_cpu_segmented_reduce(dtype, op, in, offsets, n_segments, out);
+    return gpi_cpu_segmented_reduce_threads(dtype, op, in, offsets, n_segments, out, gpi_cpu_threads(ctx));
 }
 
 /* Shared by gp_segmented_scan and gp_scan_by_key. */
@@ -102,7 +102,7 @@ static gp_status segscan_run(gp_context *ctx, const char *fn, gpi_segscan_args *
     a->inclusive = kind == GP_SCAN_INCLUSIVE;
     if (a->n == 0 || (a->offsets && a->n_segments == 0)) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_segmented_scan(ctx, a);
-    return gpi_cpu_segmented_scan(a);
+    return gpi_cpu_segmented_scan_threads(a, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_segmented_scan(gp_context *ctx, gp_dtype dtype, gp_op op, gp_scan_kind kind, const void *in, void *out,
@@ -149,7 +149,7 @@ static gp_status segsort_run(gp_context *ctx, const char *fn, gpi_segsort_args *
     a->descending = order == GP_SORT_DESCENDING;
     if (a->n == 0 || sa->n_segments == 0) return GP_SUCCESS;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_segmented_sort(ctx, sa);
-    return gpi_cpu_segmented_sort(sa);
+    return gpi_cpu_segmented_sort_threads(sa, gpi_cpu_threads(ctx));
 }
 
 gp_status gp_segmented_sort_keys(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, const void *keys_in,

@@ -55,6 +55,14 @@ gp_status gpi_cpu_segmented_scan(const gpi_segscan_args *a);
 gp_status gpi_cpu_segmented_sort(const gpi_segsort_args *a);
 /* is_max: arg-max, else arg-min. value: host memory (may be NULL). */
 gp_status gpi_cpu_argminmax(gp_dtype dtype, int is_max, const void *in, size_t n, void *value, uint64_t *index);
+/* The same on `threads` threads (gpi_cpu_threads): bit for bit the
+ * sequential reference's result whatever the count. */
+gp_status gpi_cpu_segmented_reduce_threads(gp_dtype dtype, gp_op op, const void *in, const uint64_t *offsets,
+                                           size_t n_segments, void *out, int threads);
+gp_status gpi_cpu_segmented_scan_threads(const gpi_segscan_args *a, int threads);
+gp_status gpi_cpu_segmented_sort_threads(const gpi_segsort_args *a, int threads);
+gp_status gpi_cpu_argminmax_threads(gp_dtype dtype, int is_max, const void *in, size_t n, void *value,
+                                    uint64_t *index, int threads);
 
 /* ---- CUDA backend (lib/cuda/segmented_*.cu, argminmax.cu) ---- */
 gp_status gpi_cuda_segmented_reduce(gp_context *ctx, gp_dtype dtype, gp_op op, const void *in, size_t n,

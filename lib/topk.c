@@ -39,5 +39,5 @@ gp_status gp_top_k(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order, con
         return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s: values not aligned to %zu bytes", fn, vs);
     a.descending = order == GP_SORT_DESCENDING;
     if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_topk(ctx, &a);
-    return gpi_cpu_topk(&a);
+    return gpi_cpu_topk_threads(&a, gpi_cpu_threads(ctx));
 }

@@ -175,8 +175,10 @@ GP_API gp_status gp_context_get_stream(const gp_context *ctx, void **stream);
  * stream. */
 GP_API gp_status gp_context_set_workspace(gp_context *ctx, void *workspace, size_t bytes);
 
-/* Number of CPU threads the CPU backend may use: scan, reduce, compact,
- * find-repeats, transpose, stencils, sort and the renderer split their work
+/* Number of CPU threads the CPU backend may use: every primitive (scan,
+ * reduce, compact, find-repeats, transpose, stencils, sort, the by-key,
+ * runs and segmented calls, arg-min/max, histograms, partition, gather and
+ * scatter, sorted search, merge, top-k) and the renderer split their work
  * over them (inputs under 64K elements run on the calling thread). 0 means
  * one per online processor (the default). Results never depend on the
  * number. Counts above 1024 are taken as 1024 (GP_SUCCESS): more never

@@ -88,7 +88,9 @@ GP_API gp_status gp_merge_pairs(gp_context *ctx, gp_dtype key_dtype, gp_sort_ord
  * CUDA: asynchronous (nothing comes back to the host); scratch of about
  * 2 x k x (key size + 8) bytes, plus up to 2^22 x (key size + 8) bytes of
  * candidates when k is below about 2^21, plus the sort's, from the
- * workspace. */
+ * workspace. CPU: host scratch of 16 bytes a candidate (at most n, about
+ * 4k a thread when k is small), allocated by the call;
+ * GP_ERROR_OUT_OF_MEMORY when it cannot be had. */
 GP_API gp_status gp_top_k(gp_context *ctx, gp_dtype key_dtype, gp_sort_order order,
                           const void *keys_in, size_t n, size_t k, void *keys_out,
                           size_t value_size, const void *values_in, void *values_out);

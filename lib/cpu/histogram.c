@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu/histogram.c - reference histograms: one plain loop over the samples,
- * the bin formula of histogram.h written out as it reads there. */
+ * the bin formula of histogram.h written out as it reads there. The
+ * threaded forms are in cpu/histogram_threads.c. */
 #include "histogram_internal.h"
 
 #include <string.h>

@@ -4,7 +4,8 @@
  * cpu/sort.c) on its own. The offsets were validated by lib/segmented.c
  * (ascending, within n). Float sums of segmented reduce replay the CUDA
  * backend's fixed tree (segmented.h, cpu/tree_sum.c), so both backends give
- * the same bits. Each segment runs on the calling thread. */
+ * the same bits. Each segment runs on the calling thread; the forms on the
+ * context's threads are in cpu/segmented_threads.c. */
 #include "segmented_internal.h"
 
 gp_status gpi_cpu_segmented_reduce(gp_dtype dtype, gp_op op, const void *in, const uint64_t *offsets,
