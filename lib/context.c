@@ -125,6 +125,7 @@ void gp_context_destroy(gp_context *ctx)
     if (ctx->backend == GP_BACKEND_CUDA) cudaSetDevice(ctx->device);
     release_cache(ctx);
     if (ctx->pinned) cudaFreeHost(ctx->pinned);
+    gpi_buffers_release(ctx);
     free(ctx);
 }
 
@@ -248,7 +249,7 @@ gp_status gpi_check_buffer(gp_context *ctx, const void *ptr, size_t bytes, const
     if (!ptr) return gpi_error(ctx, GP_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
     if ((uintptr_t)ptr > UINTPTR_MAX - bytes)
         return gpi_error(ctx, GP_ERROR_SIZE_OVERFLOW, "%s: range wraps the address space", name);
-    if (ctx->backend != GP_BACKEND_CUDA) return GP_SUCCESS;
+    if (ctx->backend != GP_BACKEND_CUDA || gpi_buffers_hold(ctx, ptr, bytes)) return GP_SUCCESS;
     e = cudaPointerGetAttributes(&attr, ptr);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
@@ -278,6 +279,7 @@ gp_status gp_malloc(gp_context *ctx, void **ptr, size_t bytes)
     if (ctx->backend == GP_BACKEND_CUDA) {
         cudaError_t e = cudaMalloc(&p, bytes);
         if (e != cudaSuccess) return gpi_cuda_status(ctx, e, "cudaMalloc");
+        gpi_buffers_add(ctx, p, bytes);
     } else {
         p = gpi_host_alloc_large(bytes); /* large buffers on huge pages: fewer page faults */
         if (!p) return gpi_error(ctx, GP_ERROR_OUT_OF_MEMORY, "malloc of %zu bytes", bytes);
@@ -295,7 +297,10 @@ gp_status gp_free(gp_context *ctx, void *ptr)
         return GP_SUCCESS;
     }
     if ((s = gpi_enter(ctx, "gp_free"))) return s;
-    if (ctx->backend == GP_BACKEND_CUDA) return gpi_cuda_status(ctx, cudaFree(ptr), "cudaFree");
+    if (ctx->backend == GP_BACKEND_CUDA) {
+        gpi_buffers_remove(ctx, ptr);
+        return gpi_cuda_status(ctx, cudaFree(ptr), "cudaFree");
+    }
     free(ptr);
     return GP_SUCCESS;
 }

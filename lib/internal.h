@@ -42,6 +42,9 @@ struct gp_context {
                                NULL for a layered library's call (gp_context_enter) */
     int call_held;          /* a distributed call is running: the calls it makes keep its name */
     char last_error[256];
+    struct gpi_buffer_range *buffers; /* CUDA: what gp_malloc gave out and gp_free has not taken
+                                         back, sorted (buffer_registry.c) */
+    size_t n_buffers, cap_buffers;
 };
 
 /* Record a detail message on the context (printf-style) and return status.
@@ -86,6 +89,14 @@ int gpi_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
  * (device, managed or mapped host memory; plain host memory is
  * GP_ERROR_WRONG_MEMORY). `name` appears in the error detail. */
 gp_status gpi_check_buffer(gp_context *ctx, const void *ptr, size_t bytes, const char *name);
+
+/* The context's own device buffers (buffer_registry.c): gp_malloc records
+ * one, gp_free forgets it, and gpi_check_buffer accepts a range inside one
+ * without asking the driver. */
+void gpi_buffers_add(gp_context *ctx, const void *ptr, size_t bytes);
+void gpi_buffers_remove(gp_context *ctx, const void *ptr);
+int gpi_buffers_hold(const gp_context *ctx, const void *ptr, size_t bytes);
+void gpi_buffers_release(gp_context *ctx);
 
 /* Start of every public call on a context: records `fn`, the call's public
  * name (its details start with it), clears the last error and, for CUDA,

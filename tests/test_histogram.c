@@ -470,7 +470,7 @@ static void even_unaligned_samples(void **state)
     static const size_t sizes[] = {1, 3, 33, 4097, 100003};
     size_t di, si;
     for (di = 0; di < COUNT(dtypes); di++)
-        for (si = 0; si < COUNT(sizes); si++) {
+        for (si = 0; si < COUNT(sizes) - (gpt_tiny() ? 1 : 0); si++) {
             const gp_dtype d = dtypes[di];
             const size_t es = gp_dtype_size(d), n = sizes[si], bins = 100;
             const double flo = -10, fhi = 10;

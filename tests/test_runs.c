@@ -289,7 +289,7 @@ static void runs_match_reference(void **state)
 static void runs_of_a_million(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
-    check_shape(ctx, gpt_quick() ? 2000003 : 3500001, RUNS_OF_A_MILLION, 2);
+    check_shape(ctx, gpt_tiny() ? 300007 : gpt_quick() ? 2000003 : 3500001, RUNS_OF_A_MILLION, 2);
 }
 
 /* Reduce-by-key without lengths (check_shape's sums and maxima carry
@@ -331,8 +331,8 @@ static void runs_without_lengths(void **state)
         for (sh = 0; sh < RUNS_OF_A_MILLION; sh++) check_no_lengths(ctx, edges[si], sh);
     /* 1000 tiles of 4-byte keys (+1: a partial last one): more tiles than
      * the GPU holds blocks */
-    for (si = 0; si < COUNT(shapes); si++) check_no_lengths(ctx, 4096 * 1000 + 1, shapes[si]);
-    check_no_lengths(ctx, 4096 * 1000, RUNS_1_TO_10);
+    for (si = 0; si < COUNT(shapes); si++) check_no_lengths(ctx, gpt_tiny() ? 4096 * 40 + 1 : 4096 * 1000 + 1, shapes[si]);
+    check_no_lengths(ctx, gpt_tiny() ? 4096 * 40 : 4096 * 1000, RUNS_1_TO_10);
 }
 
 /* ---- (3) float keys: NaN is a run of its own, -0.0 == +0.0 (first key out)

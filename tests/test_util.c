@@ -27,6 +27,12 @@ int gpt_quick(void)
     return q && *q && strcmp(q, "0") != 0;
 }
 
+int gpt_tiny(void)
+{
+    const char *q = getenv("GP_TEST_QUICK");
+    return q && strcmp(q, "2") == 0;
+}
+
 static int gpu_required(void)
 {
     const char *r = getenv("GP_TEST_REQUIRE_GPU");
@@ -210,7 +216,8 @@ const size_t *gpt_sizes(void)
     static const size_t full[] = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025,
                                   4095, 4096, 4097, 65535, 65537, 1000003, 4194305, SIZE_MAX};
     static const size_t quick[] = {0, 1, 31, 32, 33, 255, 256, 257, 1025, 4097, 65537, SIZE_MAX};
-    return gpt_quick() ? quick : full;
+    static const size_t tiny[] = {0, 1, 31, 32, 33, 255, 256, 257, 1025, 4097, SIZE_MAX};
+    return gpt_tiny() ? tiny : gpt_quick() ? quick : full;
 }
 
 /* GP_TEST_FILTER=PATTERN runs only matching cases in every suite (cmocka

@@ -25,6 +25,10 @@ extern gp_backend gpt_cpu, gpt_cuda;
 
 int gpt_have_gpu(void);
 int gpt_quick(void);
+/* GP_TEST_QUICK=2: smaller still, what a run under compute-sanitizer's
+ * racecheck can afford (it slows shared-memory work by orders of
+ * magnitude); every tile edge is still crossed. Implies gpt_quick(). */
+int gpt_tiny(void);
 
 /* Test fixture: *state enters as a gp_backend*, leaves as a gp_context*
  * (NULL for CUDA without a device). A test body starts with

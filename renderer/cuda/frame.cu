@@ -169,19 +169,18 @@ static gp_status enter_device(gp_context *ctx)
 }
 
 /* At least `bytes` of the renderer's scratch (contents not kept). A failed
- * growth returns GP_ERROR_OUT_OF_MEMORY without recording a detail: the
- * frame may retry with less. */
+ * growth returns GP_ERROR_OUT_OF_MEMORY: the frame may retry with less.
+ * From gp_malloc, so that the context knows it for device memory and the
+ * scan and sort handed it check it without asking the driver. */
 static gp_status scratch(gpr_cuda_renderer *r, size_t bytes, char **ptr)
 {
     if (bytes > r->scratch_bytes) {
-        cudaFree(r->scratch); /* waits for the work still using it */
+        void *p = NULL;
+        (void)gp_free(r->ctx, r->scratch); /* waits for the work still using it */
         r->scratch = NULL;
         r->scratch_bytes = 0;
-        if (cudaMalloc((void **)&r->scratch, bytes) != cudaSuccess) {
-            (void)cudaGetLastError();
-            r->scratch = NULL;
-            return GP_ERROR_OUT_OF_MEMORY;
-        }
+        if (gp_malloc(r->ctx, &p, bytes) != GP_SUCCESS) return GP_ERROR_OUT_OF_MEMORY;
+        r->scratch = (char *)p;
         r->scratch_bytes = bytes;
     }
     *ptr = r->scratch;
@@ -194,7 +193,7 @@ static void free_scene(gpr_cuda_renderer *r)
     cudaFree(r->geom);
     cudaFree(r->colour);
     cudaFree(r->box);
-    cudaFree(r->incl);
+    (void)gp_free(r->ctx, r->incl);
     r->geom = r->colour = NULL;
     r->box = NULL;
     r->incl = NULL;
@@ -206,7 +205,7 @@ extern "C" void gpr_cuda_renderer_destroy(gpr_cuda_renderer *r)
     if (!r) return;
     (void)enter_device(r->ctx);
     free_scene(r);
-    cudaFree(r->scratch);
+    (void)gp_free(r->ctx, r->scratch);
     cudaFree(r->image);
     cudaFree(r->dev_misc);
     if (r->host_misc) cudaFreeHost(r->host_misc);
@@ -349,7 +348,11 @@ extern "C" gp_status gpr_cuda_renderer_set_scene(gpr_cuda_renderer *r, const gp_
         s = cuda_status(ctx, cudaMalloc((void **)&r->geom, n * sizeof(float4)), "scene cudaMalloc");
         if (!s) s = cuda_status(ctx, cudaMalloc((void **)&r->colour, n * sizeof(float4)), "scene cudaMalloc");
         if (!s) s = cuda_status(ctx, cudaMalloc((void **)&r->box, n * sizeof(uint2)), "scene cudaMalloc");
-        if (!s) s = cuda_status(ctx, cudaMalloc((void **)&r->incl, n * sizeof(uint64_t)), "scene cudaMalloc");
+        if (!s) { /* from gp_malloc: the scan over it checks it without asking the driver */
+            void *p = NULL;
+            s = gp_malloc(ctx, &p, n * sizeof(uint64_t));
+            r->incl = (uint64_t *)p;
+        }
         if (s) {
             free_scene(r);
             return s;
