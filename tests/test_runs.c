@@ -226,10 +226,10 @@ static void check_shape(gp_context *ctx, size_t n, int shape, size_t types)
 {
     static const gp_dtype pairs[][2] = {{GP_INT32, GP_INT32}, {GP_FLOAT32, GP_FLOAT32}, {GP_INT64, GP_FLOAT64},
                                         {GP_FLOAT64, GP_UINT32}};
-    const int all_types = types == ALL_TYPES;
-    const size_t nk = all_types ? COUNT(dtypes) : types < COUNT(pairs) ? types : COUNT(pairs);
+    const int all_types = types == ALL_TYPES && !gpt_tiny();
+    const size_t nk = all_types ? COUNT(dtypes) : types != ALL_TYPES && types < COUNT(pairs) ? types : COUNT(pairs);
     size_t ki, vi, oi;
-    for (ki = 0; ki < nk; ki++) {
+    for (ki = 0; ki < nk; ki += gpt_dtype_step(nk)) {
         const gp_dtype kd = all_types ? dtypes[ki] : pairs[ki][0];
         void *keys = gpt_malloc((n ? n : 1) * 8);
         fill_keys(kd, keys, n, shape);

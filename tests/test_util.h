@@ -29,6 +29,10 @@ int gpt_quick(void);
  * racecheck can afford (it slows shared-memory work by orders of
  * magnitude); every tile edge is still crossed. Implies gpt_quick(). */
 int gpt_tiny(void);
+/* The step through a list of `count` dtypes: 1, or under gpt_tiny() one
+ * that visits two of them, far apart (a 4-byte and an 8-byte one in the
+ * tests' usual order). */
+size_t gpt_dtype_step(size_t count);
 
 /* Test fixture: *state enters as a gp_backend*, leaves as a gp_context*
  * (NULL for CUDA without a device). A test body starts with
