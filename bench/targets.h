@@ -41,6 +41,7 @@ static const Target kTargets[] = {
     {"search", "2^24 in 2^28 lower", "", "thrust", Goal::RatioAtLeast, 1.2},
     {"search", "2^24 in 2^28 upper", "", "thrust", Goal::RatioAtLeast, 1.2},
     {"merge", "2x2^27 u32 keys", "", "cub", Goal::RatioAtLeast, 1.0},
+    {"topk", "2^28 k=10", "", "cub", Goal::RatioAtLeast, 8.0},
     {"topk", "2^28 k=1000", "", "cub", Goal::RatioAtLeast, 8.0},
     {"topk", "2^28 k=1000000", "", "cub", Goal::RatioAtLeast, 3.0},
     {"reduce_by_key", "2^28 L=10", "", "cub", Goal::RatioAtLeast, 1.3},

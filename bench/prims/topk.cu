@@ -39,6 +39,7 @@ static void topk_row(size_t n, size_t k, bool indices)
 static void run_topk()
 {
     const size_t n = large_n();
+    topk_row(n, 10, false);
     topk_row(n, 1000, false);
     topk_row(n, 1000, true);
     topk_row(n, 1000000, false);

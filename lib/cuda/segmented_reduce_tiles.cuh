@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(P::partition_threads) tile_bounds(const uint64
  * count of offsets <= p. VEC: `in` is 16-byte aligned (full tiles are read
  * as vectors). zero: the identity. */
 template <typename T, typename Op, bool VEC>
-__global__ void __launch_bounds__(P::threads) tile_reduce(const T *in, uint64_t n, const uint64_t *off,
+__global__ void GPI_SEGREDUCE_BOUNDS(P::threads) tile_reduce(const T *in, uint64_t n, const uint64_t *off,
                                                           uint64_t segments, uint64_t tiles, const uint64_t *bound,
                                                           T *out, T *pieces, uint64_t *tail_seg, T zero)
 {

@@ -8,6 +8,20 @@
 
 namespace gpi {
 
+/* Resident tiles an SM, the tile kernel's launch bound: 5 holds it to 51
+ * registers without spilling, and five tiles' warps hide the latency of
+ * the segment search and the loads (unbounded it takes 80 registers, three
+ * tiles; 6 or more spill). The GPI_SEGREDUCE_MIN_BLOCKS macro exists for
+ * tuning runs on the GPU machine (-D at build time). */
+#ifndef GPI_SEGREDUCE_MIN_BLOCKS
+#define GPI_SEGREDUCE_MIN_BLOCKS 5
+#endif
+#if GPI_SEGREDUCE_MIN_BLOCKS > 0
+#define GPI_SEGREDUCE_BOUNDS(threads) __launch_bounds__(threads, GPI_SEGREDUCE_MIN_BLOCKS)
+#else
+#define GPI_SEGREDUCE_BOUNDS(threads) __launch_bounds__(threads)
+#endif
+
 struct segreduce_policy {
     static constexpr int threads = 256;          /* a tile's block */
     static constexpr int vectors_per_thread = 4; /* 16-byte vectors: a tile is threads x 64 bytes */
