@@ -103,10 +103,11 @@ static size_t partition(ranked_key *r, size_t len)
     }
 }
 
-/* The m least of r[0..len) into r[0..m), sorted (1 <= m <= len): a
- * quicksort that only goes into pieces reaching below m, heap_partial_sort
+/* The m least of r[0..len) into r[0..m) (1 <= m <= len): with `sorted`, in
+ * order (a quicksort that only goes into pieces reaching below m); else in
+ * any order but the m-th least at m - 1 (quickselect). heap_partial_sort
  * once `depth` levels are spent. */
-static void partial_sort(ranked_key *r, size_t len, size_t m, int depth)
+static void order_least(ranked_key *r, size_t len, size_t m, int depth, int sorted)
 {
     while (len > kInsertionSort) {
         size_t i;
@@ -115,8 +116,14 @@ static void partial_sort(ranked_key *r, size_t len, size_t m, int depth)
             return;
         }
         i = partition(r, len);
+        if (m > i && !sorted) { /* the m-th least lies right of the split */
+            r += i;
+            len -= i;
+            m -= i;
+            continue;
+        }
         if (m > i) {
-            partial_sort(r + i, len - i, m - i, depth);
+            order_least(r + i, len - i, m - i, depth, 1);
             m = i;
         }
         len = i;
@@ -124,27 +131,8 @@ static void partial_sort(ranked_key *r, size_t len, size_t m, int depth)
     insertion_sort(r, len);
 }
 
-/* The m least of r[0..len) into r[0..m), in any order but the m-th least
- * at m - 1 (1 <= m <= len): quickselect, the same fallback. */
-static void select_least(ranked_key *r, size_t len, size_t m, int depth)
-{
-    while (len > kInsertionSort) {
-        size_t i;
-        if (depth-- == 0) {
-            heap_partial_sort(r, len, m);
-            return;
-        }
-        i = partition(r, len);
-        if (m > i) {
-            r += i;
-            len -= i;
-            m -= i;
-        } else {
-            len = i;
-        }
-    }
-    insertion_sort(r, len);
-}
+static void partial_sort(ranked_key *r, size_t len, size_t m, int depth) { order_least(r, len, m, depth, 1); }
+static void select_least(ranked_key *r, size_t len, size_t m, int depth) { order_least(r, len, m, depth, 0); }
 
 /* A piece's candidates are gathered in a buffer of up to 4k + kSpare
  * entries. When it fills, its best k are selected: the k-th of them bounds
