@@ -50,8 +50,9 @@ gp_status launch_runs_pair(gp_context *ctx, const gpi_runs_args *a, V identity, 
     *(unsigned long long *)ctx->pinned = ~0ull; /* impossible: caught if the kernel never wrote it */
     void (*kernel)(const K *, const V *, long long, K *, V *, unsigned long long *, gpi::pair_state<Pair>, V,
                    unsigned long long *);
-    if constexpr (gpi::runs_capped<K, V, MODE, Pair>()) /* one of the two instantiated */
-        kernel = gpi::runs_kernel_capped<K, V, Op, MODE, Pair>;
+    constexpr int min_blocks = gpi::runs_min_blocks<K, V, MODE, Pair>();
+    if constexpr (min_blocks > 0) /* one of the two instantiated */
+        kernel = gpi::runs_kernel_capped<K, V, Op, MODE, Pair, min_blocks>;
     else
         kernel = gpi::runs_kernel<K, V, Op, MODE, Pair>;
     kernel<<<(unsigned)tiles, gpi::runs_policy::threads, 0, stream>>>(

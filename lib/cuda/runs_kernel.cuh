@@ -152,14 +152,15 @@ __device__ __forceinline__ void stage_flush(const T *stage, T *out, unsigned lon
     __syncthreads(); /* the stage is free again */
 }
 
-/* Whether a call's kernel takes runs_policy::min_blocks in its launch
- * bound (policy/runs.cuh): reduce-by-key and unique-by-key of 4-byte keys
- * and values whose pair is packed (unique and run-length encoding use
- * fewer registers already: capping them only adds spills). */
+/* The resident tiles an SM a call's kernel takes in its launch bound
+ * (policy/runs.cuh), 0 for none: runs_policy::min_blocks for reduce-by-key
+ * and unique-by-key of 4-byte keys and values whose pair is packed;
+ * keys_min_blocks for the calls without values. */
 template <typename K, typename V, runs_mode MODE, typename Pair>
-constexpr bool runs_capped()
+constexpr int runs_min_blocks()
 {
-    return runs_policy::min_blocks > 1 && sizeof(K) == 4 && sizeof(V) == 4 && Pair::packed && MODE != RUNS_NO_VALUES;
+    if (MODE == RUNS_NO_VALUES) return runs_policy::keys_min_blocks > 1 ? runs_policy::keys_min_blocks : 0;
+    return runs_policy::min_blocks > 1 && sizeof(K) == 4 && sizeof(V) == 4 && Pair::packed ? runs_policy::min_blocks : 0;
 }
 
 /* One tile; the body of both kernels below. */
@@ -296,8 +297,8 @@ __global__ void __launch_bounds__(runs_policy::threads)
     runs_tile<K, V, Op, MODE, Pair>(keys, vals, n, keys_out, vals_out, lengths, st, identity, count_out);
 }
 
-template <typename K, typename V, typename Op, runs_mode MODE, typename Pair>
-__global__ void __launch_bounds__(runs_policy::threads, runs_policy::min_blocks)
+template <typename K, typename V, typename Op, runs_mode MODE, typename Pair, int MIN_BLOCKS>
+__global__ void __launch_bounds__(runs_policy::threads, MIN_BLOCKS)
     runs_kernel_capped(const K *keys, const V *vals, long long n, K *keys_out, V *vals_out,
                        unsigned long long *lengths, pair_state<Pair> st, V identity, unsigned long long *count_out)
 {

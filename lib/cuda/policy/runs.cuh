@@ -28,18 +28,27 @@ namespace gpi {
 #endif
 
 /* Resident tiles per SM (the launch bound) of 4-byte keys and values whose
- * pair travels packed, with values (runs_capped): uncapped,
+ * pair travels packed, with values (runs_min_blocks): uncapped,
  * reduce-by-key took 71-80 registers (3 tiles an SM, warps idle at the
- * barrier behind warp 0's look-back); 64 gives 4 (ptxas spills 8-24 bytes).
- * 1: no cap. Every other instantiation stays uncapped. */
+ * barrier behind warp 0's look-back); 5 (51 registers) spills a little and
+ * hides more of the look-back than 4; 6 is slower again. 1: no cap. Every
+ * other instantiation with values stays uncapped. */
 #ifndef GPI_RUNS_MIN_BLOCKS
-#define GPI_RUNS_MIN_BLOCKS 4
+#define GPI_RUNS_MIN_BLOCKS 5
+#endif
+
+/* The same for the calls without values (unique, run-length encoding),
+ * whose kernel takes 48 registers uncapped: 6 tiles (42 registers) helps
+ * the run-length encoding, 8 hurts both. 1: no cap. */
+#ifndef GPI_RUNS_KEYS_MIN_BLOCKS
+#define GPI_RUNS_KEYS_MIN_BLOCKS 6
 #endif
 
 struct runs_policy {
     static constexpr int threads = GPI_RUNS_THREADS;
     static constexpr int key_bytes = GPI_RUNS_KEY_BYTES;
     static constexpr int min_blocks = GPI_RUNS_MIN_BLOCKS; /* runs_kernel_capped */
+    static constexpr int keys_min_blocks = GPI_RUNS_KEYS_MIN_BLOCKS;
     static constexpr lookback_delay delay = {GPI_RUNS_DELAY_FIRST, GPI_RUNS_DELAY_POLL};
     static_assert(threads % 32 == 0 && threads <= 1024, "whole warps, one block");
     static_assert(threads / 32 <= 32, "warp 0 scans the warp totals, one a lane");
