@@ -122,12 +122,15 @@ static size_t run_call(int c, gp_context *ctx, data *d)
     }
 }
 
-/* The bytes call c wrote, copied aside (out, then pos where it wrote there). */
-static void snapshot(int c, const data *d, size_t bytes, unsigned char *to)
+/* The bytes call c wrote, copied aside (out, then pos or out2 where it
+ * wrote there too); returns how many. */
+static size_t snapshot(int c, const data *d, size_t bytes, unsigned char *to)
 {
     if (c == kLowerBound || c == kArgmin) memcpy(to, d->pos, bytes);
     else memcpy(to, d->out, bytes);
-    if (c == kTopK) memcpy(to + bytes, d->pos, 8 * 1000);
+    if (c == kTopK) memcpy(to + bytes, d->pos, 8 * 1000), bytes += 8 * 1000;
+    if (c == kReduceByKey) memcpy(to + bytes, d->out2, bytes), bytes *= 2; /* the keys, then as many sums */
+    return bytes;
 }
 
 int main(int argc, char **argv)
@@ -192,13 +195,12 @@ int main(int argc, char **argv)
     printf("cpu_bench_families: n = 2^%d, 1 thread against %d, %d reps, medians in ms\n", log2n, threads, reps);
     printf("%-30s %10s %10s %8s\n", "call", "1 thread", "threads", "ratio");
     for (c = 0; c < kCalls; c++) {
-        size_t bytes = 0;
+        size_t bytes[2];
         for (k = 0; k < 2; k++) { /* untimed: the outputs of both settings agree */
             check(ctx, gp_context_set_cpu_threads(ctx, settings[k] ? settings[k] : threads), "set threads");
-            bytes = run_call(c, ctx, &d);
-            snapshot(c, &d, bytes, k ? got : want);
+            bytes[k] = snapshot(c, &d, run_call(c, ctx, &d), k ? got : want);
         }
-        if (memcmp(want, got, bytes + (c == kTopK ? 8000 : 0)) != 0) {
+        if (bytes[0] != bytes[1] || memcmp(want, got, bytes[0]) != 0) {
             fprintf(stderr, "cpu_bench_families: %s: 1 thread and %d threads disagree\n", names[c], threads);
             return 1;
         }

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     check(gp_malloc(ctx, &in, elems * 8), ctx, "malloc");
     check(gp_malloc(ctx, &out, elems * 8), ctx, "malloc");
     check(gp_upload(ctx, in, host, elems * 4), ctx, "upload");
+    check(gp_upload(ctx, (char *)in + elems * 4, host, elems * 4), ctx, "upload"); /* 8-byte elements */
     /* aux: sorted keys in runs of 10 (by-key ops), uint8 flags (partition),
      * the evens then the odds (merge); aux2: offsets, or values out */
     check(gp_malloc(ctx, &aux, elems * 4), ctx, "malloc");

@@ -15,14 +15,12 @@ enum { kGuard = 64 }; /* poisoned bytes past each output */
 /* How many of the sizes a run covers: the largest only at full size. */
 static inline size_t size_count(void) { return COUNT(sizes) - (gpt_quick() ? 1 : 0); }
 
-/* The index of the thread count for the next case: the counts in turn, so
- * that across the cases every count meets every size and shape, at a
- * third of the time of trying each count on each case. */
-static inline size_t next_turn(void)
-{
-    static size_t turn;
-    return turn++ % COUNT(thread_counts);
-}
+/* The index of the thread count for the next case, drawn from the tests'
+ * seeded generator (GP_TEST_SEED repeats a run): a third of the time of
+ * trying each count on each case, and no loop whose length is a multiple
+ * of the counts' pins one variant to one count, as taking them in turn
+ * would. */
+static inline size_t next_turn(void) { return (size_t)(gpt_rand64() % COUNT(thread_counts)); }
 
 static inline void set_threads(gp_context *ctx, int t) { GPT_OK(ctx, gp_context_set_cpu_threads(ctx, t)); }
 

@@ -231,9 +231,13 @@ GP_API gp_status gp_context_get_device(const gp_context *ctx, int *device);
 /* ---- buffers --------------------------------------------------------------
  * Memory of the context's backend. gp_malloc of 0 bytes succeeds with *ptr
  * set to NULL. gp_free(ctx, NULL) is a no-op. Memory from gp_malloc goes
- * back through gp_free on the same context: a CUDA context keeps a list of
- * the buffers it gave out, and a call checks a pointer into one of them
- * without asking the driver (a microsecond saved a buffer a call). gp_upload and gp_download are
+ * back through gp_free on the same context, before the context is
+ * destroyed: a CUDA context keeps a list of the buffers it gave out, and a
+ * call checks a pointer into one of them without asking the driver (a
+ * microsecond saved a buffer a call). Freed any other way (cudaFree,
+ * another context), the range stays on the list, and a later call given a
+ * pointer into it runs on freed memory instead of returning
+ * GP_ERROR_WRONG_MEMORY. gp_upload and gp_download are
  * synchronous: when they return, the copy is complete. gp_copy is
  * asynchronous on the stream (buffer to buffer). Overlapping ranges are
  * GP_ERROR_OVERLAP for gp_copy. */

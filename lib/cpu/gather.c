@@ -43,7 +43,7 @@ gp_status gpi_cpu_scatter(size_t elem_size, const void *in, const uint64_t *indi
  * Gather and the index check cut [0, n) into contiguous parts. Scatter
  * first tries the same for ascending indices: part p writes its own
  * elements while its indices do not descend and stay below the first index
- * of part p + 1, so no destination is written by two parts. Where a part
+ * of every later part, so no destination is written by two parts. Where a part
  * meets an index that breaks this it stops, and the call cuts the
  * destinations instead: every part reads all the indices in order and
  * writes only the elements whose index falls in its own range of out, so
@@ -222,12 +222,15 @@ gp_status gpi_cpu_scatter_threads(size_t elem_size, const void *in, const uint64
         scatter_range(&j, 0, out_n);
         return GP_SUCCESS;
     }
-    for (p = 0; p + 1 < parts; p++) {
+    /* part p's bound: the least first index of the parts after it (parts
+     * are never empty here), so that its ascending indices stay below every
+     * later part's */
+    j.bound[parts - 1] = UINT64_MAX;
+    for (p = parts - 2; p >= 0; p--) {
         size_t lo, hi;
         gpi_pool_range(n, p + 1, parts, 1, &lo, &hi);
-        j.bound[p] = indices[lo]; /* the next part's first index (parts are never empty here) */
+        j.bound[p] = indices[lo] < j.bound[p + 1] ? indices[lo] : j.bound[p + 1];
     }
-    j.bound[parts - 1] = UINT64_MAX;
     gpi_pool_run(parts, scatter_ascending_part, &j);
     for (p = 0, broke = 0; p < parts; p++) broke |= j.broke[p];
     if (!broke) return GP_SUCCESS;

@@ -155,11 +155,13 @@ __device__ __forceinline__ void stage_flush(const T *stage, T *out, unsigned lon
 /* The resident tiles an SM a call's kernel takes in its launch bound
  * (policy/runs.cuh), 0 for none: runs_policy::min_blocks for reduce-by-key
  * and unique-by-key of 4-byte keys and values whose pair is packed;
- * keys_min_blocks for the calls without values. */
+ * keys_min_blocks for the calls without values on 4-byte keys (the
+ * measured ones). */
 template <typename K, typename V, runs_mode MODE, typename Pair>
 constexpr int runs_min_blocks()
 {
-    if (MODE == RUNS_NO_VALUES) return runs_policy::keys_min_blocks > 1 ? runs_policy::keys_min_blocks : 0;
+    if (MODE == RUNS_NO_VALUES)
+        return runs_policy::keys_min_blocks > 1 && sizeof(K) == 4 ? runs_policy::keys_min_blocks : 0;
     return runs_policy::min_blocks > 1 && sizeof(K) == 4 && sizeof(V) == 4 && Pair::packed ? runs_policy::min_blocks : 0;
 }
 

@@ -169,14 +169,15 @@ static gp_status enter_device(gp_context *ctx)
 }
 
 /* At least `bytes` of the renderer's scratch (contents not kept). A failed
- * growth returns GP_ERROR_OUT_OF_MEMORY: the frame may retry with less.
- * From gp_malloc, so that the context knows it for device memory and the
- * scan and sort handed it check it without asking the driver. */
+ * growth returns GP_ERROR_OUT_OF_MEMORY (gp_malloc's detail on the
+ * context): the frame may retry with less. From gp_malloc, so that the
+ * context knows it for device memory and the scan and sort handed it check
+ * it without asking the driver. */
 static gp_status scratch(gpr_cuda_renderer *r, size_t bytes, char **ptr)
 {
     if (bytes > r->scratch_bytes) {
         void *p = NULL;
-        (void)gp_free(r->ctx, r->scratch); /* waits for the work still using it */
+        if (r->scratch) (void)gp_free(r->ctx, r->scratch); /* waits for the work still using it */
         r->scratch = NULL;
         r->scratch_bytes = 0;
         if (gp_malloc(r->ctx, &p, bytes) != GP_SUCCESS) return GP_ERROR_OUT_OF_MEMORY;
@@ -193,7 +194,9 @@ static void free_scene(gpr_cuda_renderer *r)
     cudaFree(r->geom);
     cudaFree(r->colour);
     cudaFree(r->box);
-    (void)gp_free(r->ctx, r->incl);
+    /* gp_free clears the context's detail: only where there is something
+     * to free, so that a failed allocation's detail survives */
+    if (r->incl) (void)gp_free(r->ctx, r->incl);
     r->geom = r->colour = NULL;
     r->box = NULL;
     r->incl = NULL;
@@ -205,7 +208,7 @@ extern "C" void gpr_cuda_renderer_destroy(gpr_cuda_renderer *r)
     if (!r) return;
     (void)enter_device(r->ctx);
     free_scene(r);
-    (void)gp_free(r->ctx, r->scratch);
+    if (r->scratch) (void)gp_free(r->ctx, r->scratch);
     cudaFree(r->image);
     cudaFree(r->dev_misc);
     if (r->host_misc) cudaFreeHost(r->host_misc);

@@ -37,9 +37,9 @@ namespace gpi {
 #define GPI_RUNS_MIN_BLOCKS 5
 #endif
 
-/* The same for the calls without values (unique, run-length encoding),
- * whose kernel takes 48 registers uncapped: 6 tiles (42 registers) helps
- * the run-length encoding, 8 hurts both. 1: no cap. */
+/* The same for the calls without values (unique, run-length encoding) on
+ * 4-byte keys, whose kernel takes 48 registers uncapped: 6 tiles (42
+ * registers) helps the run-length encoding, 8 hurts both. 1: no cap. */
 #ifndef GPI_RUNS_KEYS_MIN_BLOCKS
 #define GPI_RUNS_KEYS_MIN_BLOCKS 6
 #endif

@@ -9,10 +9,12 @@
 namespace gpi {
 
 /* Resident tiles an SM, the tile kernel's launch bound: 5 holds it to 51
- * registers without spilling, and five tiles' warps hide the latency of
- * the segment search and the loads (unbounded it takes 80 registers, three
- * tiles; 6 or more spill). The GPI_SEGREDUCE_MIN_BLOCKS macro exists for
- * tuning runs on the GPU machine (-D at build time). */
+ * registers, and five tiles' warps hide the latency of the segment search
+ * and the loads better than the spills (the Min/Max and 8-byte forms
+ * spill) cost; unbounded it takes 80 registers, three tiles; 6 or more
+ * spill too much. 0: no bound (1 is a bound, and a worse one). The
+ * GPI_SEGREDUCE_MIN_BLOCKS macro exists for tuning runs on the GPU machine
+ * (-D at build time). */
 #ifndef GPI_SEGREDUCE_MIN_BLOCKS
 #define GPI_SEGREDUCE_MIN_BLOCKS 5
 #endif
