@@ -10,6 +10,7 @@
  * In place (keys_out == keys_in, values_out == values_in) works because an
  * entry is written only at or before the position being read, and each
  * element is read before anything is written at its position. */
+#include "key_runs.h"
 #include "ops.h"
 #include "pool.h"
 #include "runs_internal.h"
@@ -147,60 +148,6 @@ typedef struct runs_job {
     size_t staged_at[GPI_POOL_MAX_PARTS];       /* in place: its entries' place in scratch, or SIZE_MAX */
 } runs_job;
 
-/* Run starts in keys[lo, hi) (i is one when i == 0 or keys[i] != keys[i-1]),
- * and the first of them in *first (hi: none); the end of the run that
- * starts at b. Equality as key_equal (== is transitive where it holds, so
- * comparing with a run's first key is comparing with the one before). */
-#define DEFINE_KEY_LOOPS(SUF, T)                                                             \
-    static size_t starts_##SUF(const void *keys, size_t lo, size_t hi, size_t *first)        \
-    {                                                                                        \
-        const T *k = (const T *)keys;                                                        \
-        size_t i = lo, c = 1;                                                                \
-        if (i > 0)                                                                           \
-            while (i < hi && k[i] == k[i - 1]) i++;                                          \
-        *first = i;                                                                          \
-        if (i >= hi) return 0;                                                               \
-        for (i++; i < hi; i++) c += !(k[i] == k[i - 1]);                                     \
-        return c;                                                                            \
-    }                                                                                        \
-    static size_t run_end_##SUF(const void *keys, size_t b, size_t end)                      \
-    {                                                                                        \
-        const T *k = (const T *)keys;                                                        \
-        const T first = k[b];                                                                \
-        size_t e = b + 1;                                                                    \
-        while (e < end && k[e] == first) e++;                                                \
-        return e;                                                                            \
-    }
-
-DEFINE_KEY_LOOPS(k32, uint32_t)
-DEFINE_KEY_LOOPS(k64, uint64_t)
-DEFINE_KEY_LOOPS(f32, float)
-DEFINE_KEY_LOOPS(f64, double)
-
-static size_t count_starts(gp_dtype d, const void *keys, size_t lo, size_t hi, size_t *first)
-{
-    switch (d) {
-    case GP_INT32:
-    case GP_UINT32: return starts_k32(keys, lo, hi, first);
-    case GP_INT64:
-    case GP_UINT64: return starts_k64(keys, lo, hi, first);
-    case GP_FLOAT32: return starts_f32(keys, lo, hi, first);
-    default: return starts_f64(keys, lo, hi, first);
-    }
-}
-
-static size_t run_end(gp_dtype d, const void *keys, size_t b, size_t end)
-{
-    switch (d) {
-    case GP_INT32:
-    case GP_UINT32: return run_end_k32(keys, b, end);
-    case GP_INT64:
-    case GP_UINT64: return run_end_k64(keys, b, end);
-    case GP_FLOAT32: return run_end_f32(keys, b, end);
-    default: return run_end_f64(keys, b, end);
-    }
-}
-
 /* values[b, e) reduced as accumulate does, into dst (one value); not float
  * sums (see above). */
 static void reduce_run(gp_dtype d, gp_op op, const void *values, size_t b, size_t e, void *dst)
@@ -234,7 +181,7 @@ static size_t runs_typed(const gpi_runs_args *a, size_t ks, size_t vs)
     unsigned char *keys_out = (unsigned char *)a->keys_out, *values_out = (unsigned char *)a->values_out;
     size_t b, e, r;
     for (b = 0, r = 0; b < a->n; b = e, r++) {
-        e = run_end(a->key_dtype, keys, b, a->n);
+        e = gpi_key_run_end(a->key_dtype, keys, b, a->n);
         memmove(keys_out + r * ks, keys + b * ks, ks);
         if (a->values == GPI_RUNS_FIRST) memmove(values_out + r * vs, values + b * vs, vs);
         else if (a->values == GPI_RUNS_REDUCE) reduce_run(a->value_dtype, a->op, values, b, e, values_out + r * vs);
@@ -256,7 +203,7 @@ static void count_part(void *arg, int part, int parts)
     runs_job *j = (runs_job *)arg;
     size_t lo, hi;
     gpi_pool_range(j->a->n, part, parts, 1, &lo, &hi);
-    j->runs[part] = count_starts(j->a->key_dtype, j->a->keys_in, lo, hi, &j->first[part]);
+    j->runs[part] = gpi_key_count_starts(j->a->key_dtype, j->a->keys_in, lo, hi, &j->first[part]);
 }
 
 static void write_part(void *arg, int part, int parts)

@@ -15,6 +15,7 @@
  * every offset: any segment of at least `large` elements holds one of the
  * positions offsets[0] + k * large. Scan by key cuts the array into pieces
  * instead; a part takes the runs of equal keys that start in its piece. */
+#include "key_runs.h"
 #include "ops.h"
 #include "pool.h"
 #include "segmented_internal.h"
@@ -303,51 +304,15 @@ static gp_status scan_large(const void *job, size_t s, int threads)
     return scan_range(j, (size_t)j->a->offsets[s], (size_t)j->a->offsets[s + 1], threads);
 }
 
-/* Keys: the first run start in [lo, hi) (hi: none), and the end of the run
- * that starts at b (the type's ==, as same_key in cpu/segmented.c: it is
- * transitive where it holds, so comparing with the run's first key is
- * comparing with the one before). */
-#define DEFINE_KEY_LOOPS(SUF, T)                                                                     \
-    static size_t first_start_##SUF(const void *keys, size_t lo, size_t hi)                          \
-    {                                                                                                \
-        const T *k = (const T *)keys;                                                                \
-        size_t i = lo;                                                                               \
-        if (i > 0)                                                                                   \
-            while (i < hi && k[i] == k[i - 1]) i++;                                                  \
-        return i;                                                                                    \
-    }                                                                                                \
-    static size_t run_end_##SUF(const void *keys, size_t b, size_t n)                                \
-    {                                                                                                \
-        const T *k = (const T *)keys;                                                                \
-        const T first = k[b];                                                                        \
-        size_t e = b + 1;                                                                            \
-        while (e < n && k[e] == first) e++;                                                          \
-        return e;                                                                                    \
-    }
-
-DEFINE_KEY_LOOPS(k32, uint32_t)
-DEFINE_KEY_LOOPS(k64, uint64_t)
-DEFINE_KEY_LOOPS(f32, float)
-DEFINE_KEY_LOOPS(f64, double)
-
 /* The runs of equal keys that start in [lo, hi), each to its end; those of
  * at least j->large elements into the part's list while it has room. */
 static gp_status scan_runs(const scan_job *j, int part, size_t lo, size_t hi)
 {
     const gpi_segscan_args *a = j->a;
-    size_t (*first_start)(const void *, size_t, size_t), (*run_end)(const void *, size_t, size_t);
     size_t b, e;
-    switch (a->key_dtype) {
-    case GP_INT32:
-    case GP_UINT32: first_start = first_start_k32, run_end = run_end_k32; break;
-    case GP_INT64:
-    case GP_UINT64: first_start = first_start_k64, run_end = run_end_k64; break;
-    case GP_FLOAT32: first_start = first_start_f32, run_end = run_end_f32; break;
-    default: first_start = first_start_f64, run_end = run_end_f64; break;
-    }
-    for (b = first_start(a->keys, lo, hi); b < hi; b = e) {
+    for (b = gpi_key_first_start(a->key_dtype, a->keys, lo, hi); b < hi; b = e) {
         gp_status st;
-        e = run_end(a->keys, b, a->n);
+        e = gpi_key_run_end(a->key_dtype, a->keys, b, a->n);
         if (e - b >= j->large && j->kp->n_deferred[part] < kPartDeferred) {
             j->kp->deferred[part][j->kp->n_deferred[part]][0] = b;
             j->kp->deferred[part][j->kp->n_deferred[part]++][1] = e;
