@@ -12,6 +12,13 @@
 extern "C" {
 #endif
 
+/* The ascending order image of an integer key's word (the float ones are
+ * gpi_f32_image / gpi_f64_image), for loops typed per dtype. */
+static inline GPI_HOSTDEV uint32_t gpi_u32_image(uint32_t x) { return x; }
+static inline GPI_HOSTDEV uint32_t gpi_i32_image(uint32_t x) { return x ^ 0x80000000u; }
+static inline GPI_HOSTDEV uint64_t gpi_u64_image(uint64_t x) { return x; }
+static inline GPI_HOSTDEV uint64_t gpi_i64_image(uint64_t x) { return x ^ 0x8000000000000000ull; }
+
 /* The order image of key i of a buffer of dtype, as 64 bits, complemented
  * (within the key's width) for descending order: keys in `order` are
  * exactly the images in ascending unsigned order. */
@@ -19,10 +26,10 @@ static inline GPI_HOSTDEV uint64_t gpi_order_image(gp_dtype dt, int descending, 
 {
     uint64_t u;
     switch (dt) {
-    case GP_UINT32: u = ((const uint32_t *)keys)[i]; break;
-    case GP_INT32: u = ((const uint32_t *)keys)[i] ^ 0x80000000u; break;
-    case GP_UINT64: u = ((const uint64_t *)keys)[i]; break;
-    case GP_INT64: u = ((const uint64_t *)keys)[i] ^ 0x8000000000000000ull; break;
+    case GP_UINT32: u = gpi_u32_image(((const uint32_t *)keys)[i]); break;
+    case GP_INT32: u = gpi_i32_image(((const uint32_t *)keys)[i]); break;
+    case GP_UINT64: u = gpi_u64_image(((const uint64_t *)keys)[i]); break;
+    case GP_INT64: u = gpi_i64_image(((const uint64_t *)keys)[i]); break;
     case GP_FLOAT32: u = gpi_f32_image(((const uint32_t *)keys)[i]); break;
     default: u = gpi_f64_image(((const uint64_t *)keys)[i]); break;
     }

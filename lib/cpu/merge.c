@@ -55,11 +55,6 @@ static size_t merge_split(const gpi_merge_args *a, size_t d)
     return lo;
 }
 
-static inline uint32_t image_u32(uint32_t x) { return x; }
-static inline uint32_t image_i32(uint32_t x) { return x ^ 0x80000000u; }
-static inline uint64_t image_u64(uint64_t x) { return x; }
-static inline uint64_t image_i64(uint64_t x) { return x ^ 0x8000000000000000ull; }
-
 /* Outputs [o, hi) from cursors i, j (i + j == o): branch-free while both
  * inputs have keys (b's key taken only when strictly before a's), then the
  * rest of the input left. KT: key word, IMAGE: its ascending order image
@@ -96,11 +91,11 @@ static inline uint64_t image_i64(uint64_t x) { return x ^ 0x8000000000000000ull;
     DEFINE_MERGE_RANGE(merge_##KEY##_v4, KT, IMAGE, uint32_t, 1)         \
     DEFINE_MERGE_RANGE(merge_##KEY##_v8, KT, IMAGE, uint64_t, 1)
 
-DEFINE_MERGE_RANGES(u32, uint32_t, image_u32)
-DEFINE_MERGE_RANGES(i32, uint32_t, image_i32)
+DEFINE_MERGE_RANGES(u32, uint32_t, gpi_u32_image)
+DEFINE_MERGE_RANGES(i32, uint32_t, gpi_i32_image)
 DEFINE_MERGE_RANGES(f32, uint32_t, gpi_f32_image)
-DEFINE_MERGE_RANGES(u64, uint64_t, image_u64)
-DEFINE_MERGE_RANGES(i64, uint64_t, image_i64)
+DEFINE_MERGE_RANGES(u64, uint64_t, gpi_u64_image)
+DEFINE_MERGE_RANGES(i64, uint64_t, gpi_i64_image)
 DEFINE_MERGE_RANGES(f64, uint64_t, gpi_f64_image)
 
 typedef void (*merge_range_fn)(const gpi_merge_args *a, size_t i, size_t j, size_t o, size_t hi);

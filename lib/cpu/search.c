@@ -48,19 +48,13 @@ gp_status gpi_cpu_search(const gpi_search_args *a)
         }                                                                                             \
     }
 
-#define IMAGE_U(v) ((uint64_t)(v))
-#define IMAGE_I32(v) ((uint64_t)((v) ^ 0x80000000u))
-#define IMAGE_I64(v) ((v) ^ 0x8000000000000000ull)
-#define IMAGE_F32(v) gpi_f32_image(v)
-#define IMAGE_F64(v) gpi_f64_image(v)
-
 /* Keys read as unsigned words of their size, as gpi_order_image reads them. */
-DEFINE_SEARCH(search_u32, uint32_t, IMAGE_U)
-DEFINE_SEARCH(search_i32, uint32_t, IMAGE_I32)
-DEFINE_SEARCH(search_u64, uint64_t, IMAGE_U)
-DEFINE_SEARCH(search_i64, uint64_t, IMAGE_I64)
-DEFINE_SEARCH(search_f32, uint32_t, IMAGE_F32)
-DEFINE_SEARCH(search_f64, uint64_t, IMAGE_F64)
+DEFINE_SEARCH(search_u32, uint32_t, gpi_u32_image)
+DEFINE_SEARCH(search_i32, uint32_t, gpi_i32_image)
+DEFINE_SEARCH(search_u64, uint64_t, gpi_u64_image)
+DEFINE_SEARCH(search_i64, uint64_t, gpi_i64_image)
+DEFINE_SEARCH(search_f32, uint32_t, gpi_f32_image)
+DEFINE_SEARCH(search_f64, uint64_t, gpi_f64_image)
 
 static void search_part(void *arg, int part, int parts)
 {
