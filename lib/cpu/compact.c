@@ -12,7 +12,7 @@
  * With uint8 flags on a processor with AVX2, vector loops do the same in
  * one pass over tiles (run_chained): each tile counted (while the tile
  * before it is written), then written while its flags are still in cache;
- * outputs larger than the cache are stored non-temporally. */
+ * outputs larger than the cache are stored non-temporally, in whole lines. */
 #include "internal.h"
 #include "pool.h"
 #include "tile_chain.h"
@@ -85,22 +85,38 @@ DEFINE_WRITE(index_i32, uint64_t, int32_t, (uint64_t)i)
 static size_t write_u8_avx2(size_t es, const void *in, const uint8_t *flags, void *out, size_t lo, size_t hi,
                             size_t pos, int stream, const uint8_t *next_flags, size_t next_n)
 {
-    uint64_t buf[kVecStretch + 8];
-    size_t b, counted = 0, next_count = 0;
+    uint64_t buf[kVecStretch + 8]; /* a stretch after up to a line's worth held */
+    size_t b, counted = 0, next_count = 0, held = 0; /* held: survivors in buf not yet written, due at pos */
+    /* Streamed, only whole 64-byte lines go out non-temporally; the rest of
+     * a stretch waits in buf for the next one (a partial line streamed costs
+     * the memory a read-modify-write). */
+    const int whole_lines = stream && (uintptr_t)out % es == 0;
     for (b = lo; b < hi; b += kVecStretch) {
         const size_t m = hi - b < kVecStretch ? hi - b : kVecStretch;
-        const size_t k = es == 4 ? gpi_avx2_select4_u8((const uint32_t *)in + b, flags + b, m, (uint32_t *)buf)
-                                 : gpi_avx2_select8_u8((const uint64_t *)in + b, flags + b, m, buf);
+        char *const at = (char *)buf + held * es;
+        const size_t k = es == 4 ? gpi_avx2_select4_u8((const uint32_t *)in + b, flags + b, m, (uint32_t *)at)
+                                 : gpi_avx2_select8_u8((const uint64_t *)in + b, flags + b, m, (uint64_t *)at);
         char *dst = (char *)out + pos * es;
-        if (stream) gpi_avx2_copy_stream(dst, buf, k * es);
-        else memcpy(dst, buf, k * es);
-        pos += k;
+        size_t bytes = (held + k) * es;
+        if (whole_lines) {
+            const uintptr_t end = ((uintptr_t)dst + bytes) & ~(uintptr_t)63;
+            const size_t go = end > (uintptr_t)dst ? (size_t)(end - (uintptr_t)dst) : 0;
+            gpi_avx2_copy_stream(dst, buf, go);
+            memmove(buf, (char *)buf + go, bytes - go);
+            held = (bytes - go) / es;
+            pos += go / es;
+        } else {
+            if (stream) gpi_avx2_copy_stream(dst, buf, bytes);
+            else memcpy(dst, buf, bytes);
+            pos += held + k;
+        }
         if (counted < next_n) {
             const size_t c = next_n - counted < kVecStretch ? next_n - counted : kVecStretch;
             next_count += gpi_avx2_count_u8(next_flags + counted, c);
             counted += c;
         }
     }
+    memcpy((char *)out + pos * es, buf, held * es);
     if (stream) gpi_avx2_store_fence();
     return next_count + gpi_avx2_count_u8(next_flags + counted, next_n - counted);
 }
