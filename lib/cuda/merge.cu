@@ -4,11 +4,19 @@
  * The output is cut into tiles of policy::tile elements. Output position d
  * of the merge takes some i elements from a and d - i from b; i is found by
  * a binary search along the diagonal d (the merge path): the largest i with
- * a[i - 1] not after b[d - i], with a first on ties. Two kernels:
- *   1. partition: a thread per tile boundary finds its split in global
- *      memory (all boundaries at once, so the log2 dependent loads of each
- *      overlap those of the others);
- *   2. merge: a block per tile loads the tile's a and b ranges (between its
+ * a[i - 1] not after b[d - i], with a first on ties. Three kernels:
+ *   1. coarse partition: the split of every policy::coarse-th tile boundary
+ *      (and of the last, d = na + nb) over the whole inputs. There are few
+ *      of them, so the search is bound by its chain of dependent loads, not
+ *      by how many are in flight: policy::coarse_lanes lanes search one
+ *      diagonal together, testing that many points of the range a round,
+ *      which cuts the chain from log2 to log_(lanes + 1) of the range;
+ *   2. fine partition: a thread per other boundary, binary search only
+ *      inside the window its two enclosing coarse splits leave (the split
+ *      and d - split both grow with d), at most policy::coarse tiles wide
+ *      instead of the whole inputs: a shorter chain and about half the
+ *      distinct sectors read;
+ *   3. merge: a block per tile loads the tile's a and b ranges (between its
  *      two boundaries' splits) into shared memory with coalesced loads; each
  *      thread finds its own split of `items` outputs there (an odd count,
  *      so that a warp's shared-memory accesses spread over the banks),
@@ -17,9 +25,12 @@
  *      Values are gathered from where
  *      each key came from: within a warp those sources are two increasing
  *      runs, so the reads stay coalesced.
+ * policy::coarse <= 1 builds the one-level partition instead: a thread per
+ * boundary, each searching the whole inputs.
  * Comparisons are on order images, with the CPU reference's tie rule: b's
  * key goes first only when strictly before a's. With unsorted inputs the
- * splits are clamped so that every access stays inside the buffers. */
+ * splits and the fine windows are clamped so that every access stays inside
+ * the buffers. */
 #include "order_image.cuh"
 #include "policy/merge.cuh"
 #include "search_internal.h"
@@ -30,13 +41,13 @@
 
 namespace {
 
-/* Elements of a among the first d of the merge: searched over a and b in
- * any memory (global or shared); sizes and d in size_t. The result lies in
- * [max(0, d - nb), min(d, na)] whatever the keys hold. */
+/* Elements of a among the first d of the merge, known to lie in [lo, hi]:
+ * searched over a and b in any memory (global or shared). [lo, hi] inside
+ * [max(0, d - nb), min(d, na)] keeps every read inside the buffers and the
+ * result in [lo, hi] whatever the keys hold. */
 template <typename W, int KIND, typename I>
-__device__ __forceinline__ I path_split(const W *a, I na, const W *b, I nb, I d, W flip)
+__device__ __forceinline__ I path_split_in(const W *a, const W *b, I d, I lo, I hi, W flip)
 {
-    I lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
     while (lo < hi) {
         const I mid = lo + ((hi - lo) >> 1);
         /* a[mid] goes before b[d - 1 - mid] unless b's is strictly before */
@@ -48,7 +59,48 @@ __device__ __forceinline__ I path_split(const W *a, I na, const W *b, I nb, I d,
     return lo;
 }
 
-/* splits[t] = the split of diagonal min(t * tile, na + nb), t in [0, tiles]. */
+/* path_split_in over the whole diagonal: sizes and d in size_t or int. */
+template <typename W, int KIND, typename I>
+__device__ __forceinline__ I path_split(const W *a, I na, const W *b, I nb, I d, W flip)
+{
+    return path_split_in<W, KIND, I>(a, b, d, d > nb ? d - nb : 0, d < na ? d : na, flip);
+}
+
+/* path_split by G lanes together: G consecutive G-aligned lanes of a warp,
+ * all with the same arguments (G a power of two up to 32). A round tests G
+ * evenly spaced points of the range at once, and the first that fails (a's
+ * key not first) bounds the next range, G + 1 times narrower; the last
+ * round tests every point left. Taking the first failure rather than a
+ * count keeps lo <= hi inside the diagonal whatever the keys hold. */
+template <int G, typename W, int KIND>
+__device__ __forceinline__ size_t path_split_group(const W *a, size_t na, const W *b, size_t nb, size_t d, W flip)
+{
+    size_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    if (G == 1) return path_split_in<W, KIND, size_t>(a, b, d, lo, hi, flip);
+    const unsigned g = threadIdx.x % G, first = threadIdx.x % 32 - g;
+    const unsigned mask = (G == 32 ? ~0u : (1u << (G % 32)) - 1) << first;
+    while (lo < hi) {
+        const size_t len = hi - lo;
+        const bool last = len <= (size_t)G;
+        /* point k: lo + k in the last round, else lo + len * (k + 1) / (G + 1) without overflow; increasing */
+        const auto point = [&](unsigned k) {
+            return last ? lo + k : lo + len / (G + 1) * (k + 1) + len % (G + 1) * (k + 1) / (G + 1);
+        };
+        const size_t i = point(g);
+        const bool before = (!last || g < len) &&
+                            !(gpi_order::image<W, KIND>(b[d - 1 - i], flip) < gpi_order::image<W, KIND>(a[i], flip));
+        /* points passed before the group's first failure (G when none failed) */
+        const unsigned passed = __clz(__brev(~((__ballot_sync(mask, before) & mask) >> first)));
+        if (last) return lo + passed;
+        const size_t nlo = passed ? point(passed - 1) + 1 : lo;
+        hi = passed < (unsigned)G ? point(passed) : hi;
+        lo = nlo;
+    }
+    return lo;
+}
+
+/* One level: splits[t] = the split of diagonal min(t * tile, na + nb), t in
+ * [0, tiles], a thread each over the whole inputs. */
 template <typename W, int KIND>
 __global__ void merge_partition(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
                                 size_t tiles, size_t *__restrict__ splits, W flip)
@@ -57,6 +109,50 @@ __global__ void merge_partition(const W *__restrict__ a, size_t na, const W *__r
     const size_t n = na + nb;
     for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t <= tiles; t += (size_t)gridDim.x * blockDim.x)
         splits[t] = path_split<W, KIND, size_t>(a, na, b, nb, std::min(t * (size_t)P::tile, n), flip);
+}
+
+/* Two levels, first: splits[t] for the coarse boundaries t = min(k * coarse,
+ * tiles), k in [0, ceil(tiles / coarse)], coarse_lanes lanes each. */
+template <typename W, int KIND>
+__global__ void merge_partition_coarse(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
+                                       size_t tiles, size_t *__restrict__ splits, W flip)
+{
+    using P = gpi::merge_policy<sizeof(W)>;
+    constexpr int G = P::coarse_lanes;
+    const size_t n = na + nb, count = (tiles + P::coarse - 1) / P::coarse + 1;
+    /* a group's lanes share k, so they leave the loop together */
+    for (size_t k = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / G; k < count;
+         k += (size_t)gridDim.x * blockDim.x / G) {
+        const size_t t = std::min(k * P::coarse, tiles);
+        const size_t s = path_split_group<G, W, KIND>(a, na, b, nb, std::min(t * (size_t)P::tile, n), flip);
+        if (threadIdx.x % G == 0) splits[t] = s;
+    }
+}
+
+/* Two levels, second: splits[t] for the other t in (0, tiles). With s0, s1
+ * the splits of the enclosing coarse diagonals d0 <= d <= d1, the split s of
+ * d has s0 <= s <= s1 and d0 - s0 <= d - s <= d1 - s1 (both only grow with
+ * the diagonal), so s lies in [max(s0, d - (d1 - s1)), min(s1, s0 + d - d0)]
+ * within [max(0, d - nb), min(d, na)]. The coarse splits are clamped first,
+ * and the window after, so that unsorted keys still read inside the buffers. */
+template <typename W, int KIND>
+__global__ void merge_partition_fine(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
+                                     size_t tiles, size_t *__restrict__ splits, W flip)
+{
+    using P = gpi::merge_policy<sizeof(W)>;
+    constexpr size_t kCoarse = P::coarse, kTile = P::tile;
+    const size_t n = na + nb;
+    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < tiles; t += (size_t)gridDim.x * blockDim.x) {
+        if (t % kCoarse == 0) continue; /* a coarse boundary */
+        const size_t c0 = t - t % kCoarse, c1 = std::min(c0 + kCoarse, tiles);
+        const size_t d = t * kTile, d0 = c0 * kTile, d1 = std::min(c1 * kTile, n); /* d < n: t < tiles */
+        const size_t s0 = std::min(splits[c0], d0), s1 = std::min(splits[c1], d1);
+        const size_t lo0 = d > nb ? d - nb : 0, hi0 = d < na ? d : na;
+        const size_t hi = std::max(lo0, std::min(hi0, std::min(s1, s0 + (d - d0))));
+        size_t lo = std::max(lo0, s0);
+        if (d > d1 - s1) lo = std::max(lo, d - (d1 - s1));
+        splits[t] = path_split_in<W, KIND, size_t>(a, b, d, std::min(lo, hi), hi, flip);
+    }
 }
 
 template <typename W, int KIND, typename V, bool PAIRS>
@@ -168,8 +264,19 @@ gp_status merge_launch(gp_context *ctx, const gpi_merge_args *m)
     gp_status s = gpi_workspace_aligned(ctx, (tiles + 1) * sizeof(size_t), (void **)&splits);
     if (s) return s;
     const W *a = (const W *)m->a_keys, *b = (const W *)m->b_keys;
-    merge_partition<W, KIND><<<gpi_stride_blocks(tiles + 1, P::partition_threads), P::partition_threads, 0, st>>>(
-        a, m->na, b, m->nb, tiles, splits, flip);
+    constexpr unsigned kPart = P::partition_threads;
+    if constexpr (P::coarse <= 1) {
+        merge_partition<W, KIND><<<gpi_stride_blocks(tiles + 1, kPart), kPart, 0, st>>>(a, m->na, b, m->nb, tiles,
+                                                                                       splits, flip);
+    } else {
+        const size_t coarse = (tiles + P::coarse - 1) / P::coarse + 1; /* boundaries 0, coarse, ..., and tiles */
+        merge_partition_coarse<W, KIND><<<gpi_stride_blocks(coarse * P::coarse_lanes, kPart), kPart, 0, st>>>(
+            a, m->na, b, m->nb, tiles, splits, flip);
+        if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge coarse partition kernel launch"))) return s;
+        merge_partition_fine<W, KIND><<<gpi_stride_blocks(tiles, kPart), kPart, 0, st>>>(a, m->na, b, m->nb, tiles,
+                                                                                         splits, flip);
+    }
+    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge partition kernel launch"))) return s;
     const unsigned grid = (unsigned)std::min(tiles, (size_t)1 << 30);
     merge_tiles<W, KIND, V, PAIRS><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
                                                                (const V *)m->b_values, (W *)m->keys_out,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* policy/merge.cuh - the merge kernel's tile shape (merge.cu). The
- * GPI_MERGE_* macros exist for tuning runs on the GPU machine (-D at build
- * time). */
+/* policy/merge.cuh - the merge kernel's tile shape and the partition's
+ * levels (merge.cu). The GPI_MERGE_* macros exist for tuning runs on the GPU
+ * machine (-D at build time). */
 #ifndef GPUPRIM_CUDA_POLICY_MERGE_CUH
 #define GPUPRIM_CUDA_POLICY_MERGE_CUH
 
@@ -19,6 +19,12 @@
 #ifndef GPI_MERGE_MIN_BLOCKS_KEYS
 #define GPI_MERGE_MIN_BLOCKS_KEYS 4
 #endif
+#ifndef GPI_MERGE_COARSE
+#define GPI_MERGE_COARSE 32
+#endif
+#ifndef GPI_MERGE_COARSE_LANES
+#define GPI_MERGE_COARSE_LANES 8
+#endif
 
 namespace gpi {
 
@@ -35,9 +41,18 @@ struct merge_policy {
      * gather of values wants more) */
     static constexpr int min_blocks(int value_bytes) { return value_bytes == 0 ? GPI_MERGE_MIN_BLOCKS_KEYS : value_bytes == 4 ? 3 : 2; }
     static constexpr int partition_threads = 256;
+    /* Partition in two levels: every coarse-th tile boundary over the whole
+     * inputs, coarse_lanes lanes a search (1: a thread's binary search);
+     * the others within the window of their two coarse neighbours.
+     * coarse <= 1: one level, every boundary over the whole inputs. */
+    static constexpr int coarse = GPI_MERGE_COARSE;
+    static constexpr int coarse_lanes = GPI_MERGE_COARSE_LANES;
 
     static_assert(tile <= 65536, "source positions are 16 bits");
     static_assert(items % 2 == 1, "odd items: conflict-free strided shared accesses");
+    static_assert(coarse_lanes >= 1 && coarse_lanes <= 32 && (coarse_lanes & (coarse_lanes - 1)) == 0,
+                  "a coarse search's lanes: a power of two within a warp");
+    static_assert(partition_threads % 32 == 0, "whole warps: a coarse search's lanes share one");
 };
 
 } // namespace gpi
