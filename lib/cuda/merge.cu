@@ -20,8 +20,12 @@
  *      two boundaries' splits) into shared memory with coalesced loads; each
  *      thread finds its own split of `items` outputs there (an odd count,
  *      so that a warp's shared-memory accesses spread over the banks),
- *      merges them sequentially with one shared read an output, puts them
- *      back in shared memory, and the block writes the tile out coalesced.
+ *      merges them sequentially with one shared read an output into a
+ *      second shared buffer, and the block writes the tile out coalesced.
+ *      Nothing is held in registers across the merge, so the keys-only
+ *      kernel fits 32 registers and seven tiles an SM (at four tiles and 64
+ *      registers half the SM's warps sat idle and the loads kept DRAM 78%
+ *      busy).
  *      Values are gathered from where
  *      each key came from: within a warp those sources are two increasing
  *      runs, so the reads stay coalesced.
@@ -166,6 +170,7 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
     constexpr int kThreads = P::threads, kItems = P::items, kTile = P::tile;
     /* one key past the tile: the merge loop reads ahead of its last output */
     __shared__ W keys_s[kTile + 1];
+    __shared__ W out_s[kTile];                          /* the merged tile */
     __shared__ unsigned short src_s[PAIRS ? kTile : 1]; /* tile position of each output's source */
     const size_t total_n = na + nb;
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -178,50 +183,45 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
         a1 = max(a1, max(a0, d1 > nb ? d1 - nb : (size_t)0));
         a1 = min(a1, min(a0 + (size_t)total, na));
         const int nat = (int)(a1 - a0), nbt = total - nat;
-        const W *ap = a + a0, *bp = b + b0; /* tile position i < nat: ap[i], else bp[i - nat] */
         const bool full = total == kTile;
 
-        /* load: every thread's loads issued before any store to shared memory */
-        W x[kItems];
+        /* load (the compiler keeps as many loads in flight as the registers
+         * allow; seven resident tiles an SM cover the latency) */
+        {
+            const W *ap = a + a0, *bp = b + b0; /* tile position i < nat: ap[i], else bp[i - nat] */
 #pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            const int i = j * kThreads + (int)threadIdx.x;
-            if (full || i < total) x[j] = i < nat ? ap[i] : bp[i - nat];
-        }
-#pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            const int i = j * kThreads + (int)threadIdx.x;
-            if (full || i < total) keys_s[i] = x[j];
+            for (int j = 0; j < kItems; j++) {
+                const int i = j * kThreads + (int)threadIdx.x;
+                if (full || i < total) keys_s[i] = i < nat ? ap[i] : bp[i - nat];
+            }
         }
         __syncthreads();
 
-        /* this thread's outputs [dt, dt + kItems) of the tile; kItems is odd,
-         * so the threads of a warp reading or writing at dt + j, or near
-         * their splits, fall in different banks */
-        const int dt = min((int)threadIdx.x * kItems, total);
-        int ai = path_split<W, KIND, int>(keys_s, nat, keys_s + nat, nbt, dt, flip);
-        int bi = dt - ai;
-        W ka = keys_s[ai], kb = keys_s[nat + bi]; /* read only while in range */
-        int src[kItems];
+        /* this thread's outputs [dt, dt + kItems) of the tile, merged
+         * straight into out_s (nothing held in registers across the loop, so
+         * the kernel fits the registers of a full SM); kItems is odd, so the
+         * threads of a warp reading or writing at dt + j, or near their
+         * splits, fall in different banks */
+        {
+            const int dt = min((int)threadIdx.x * kItems, total);
+            int ai = path_split<W, KIND, int>(keys_s, nat, keys_s + nat, nbt, dt, flip);
+            int bi = dt - ai;
+            W ka = keys_s[ai], kb = keys_s[nat + bi]; /* read only while in range */
 #pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            const bool take_a =
-                ai < nat && (bi >= nbt || !(gpi_order::image<W, KIND>(kb, flip) < gpi_order::image<W, KIND>(ka, flip)));
-            x[j] = take_a ? ka : kb;
-            src[j] = take_a ? ai : nat + bi;
-            ai += take_a ? 1 : 0;
-            bi += take_a ? 0 : 1;
-            /* one shared read a step, the successor of the side taken */
-            const W next = keys_s[min(take_a ? ai : nat + bi, kTile)];
-            ka = take_a ? next : ka;
-            kb = take_a ? kb : next;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            if (dt + j < total) {
-                keys_s[dt + j] = x[j];
-                if (PAIRS) src_s[dt + j] = (unsigned short)src[j];
+            for (int j = 0; j < kItems; j++) {
+                const bool take_a =
+                    ai < nat &&
+                    (bi >= nbt || !(gpi_order::image<W, KIND>(kb, flip) < gpi_order::image<W, KIND>(ka, flip)));
+                if (dt + j < total) {
+                    out_s[dt + j] = take_a ? ka : kb;
+                    if (PAIRS) src_s[dt + j] = (unsigned short)(take_a ? ai : nat + bi);
+                }
+                ai += take_a ? 1 : 0;
+                bi += take_a ? 0 : 1;
+                /* one shared read a step, the successor of the side taken */
+                const W next = keys_s[min(take_a ? ai : nat + bi, kTile)];
+                ka = take_a ? next : ka;
+                kb = take_a ? kb : next;
             }
         }
         __syncthreads();
@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
             const int i = j * kThreads + (int)threadIdx.x;
-            if (full || i < total) out[d0 + i] = keys_s[i];
+            if (full || i < total) out[d0 + i] = out_s[i];
         }
         if (PAIRS) {
             const V *vap = va + a0, *vbp = vb + b0;
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
                 if (full || i < total) vout[d0 + i] = v[j];
             }
         }
-        __syncthreads(); /* keys_s is reused by the next tile */
+        __syncthreads(); /* keys_s and out_s are reused by the next tile */
     }
 }
 

@@ -17,7 +17,7 @@
 #define GPI_MERGE_ITEMS_K8 7
 #endif
 #ifndef GPI_MERGE_MIN_BLOCKS_KEYS
-#define GPI_MERGE_MIN_BLOCKS_KEYS 4
+#define GPI_MERGE_MIN_BLOCKS_KEYS 7
 #endif
 #ifndef GPI_MERGE_COARSE
 #define GPI_MERGE_COARSE 32
@@ -28,17 +28,18 @@
 
 namespace gpi {
 
-/* A tile is threads x items outputs; its keys sit in shared memory once
- * (about 15 KiB for either key width), the source positions of pairs in
- * 16 bits. items is odd: a thread's outputs sit at stride `items` in shared
+/* A tile is threads x items outputs; its keys sit in shared memory twice,
+ * as loaded and as merged (about 30 KiB for either key width), the source
+ * positions of pairs in 16 bits. items is odd: a thread's outputs sit at stride `items` in shared
  * memory, so a warp's accesses to them fall in distinct banks. */
 template <size_t KEY_BYTES>
 struct merge_policy {
     static constexpr int threads = GPI_MERGE_THREADS;
     static constexpr int items = KEY_BYTES == 4 ? GPI_MERGE_ITEMS_K4 : GPI_MERGE_ITEMS_K8;
     static constexpr int tile = threads * items;
-    /* resident blocks an SM (caps the registers: 64 for keys only; the
-     * gather of values wants more) */
+    /* resident blocks an SM (caps the registers: keys only, 7 tiles of 30
+     * KiB fill the shared memory and leave 32 registers, all the kernel
+     * needs; the gather of values wants more) */
     static constexpr int min_blocks(int value_bytes) { return value_bytes == 0 ? GPI_MERGE_MIN_BLOCKS_KEYS : value_bytes == 4 ? 3 : 2; }
     static constexpr int partition_threads = 256;
     /* Partition in two levels: every coarse-th tile boundary over the whole
