@@ -116,7 +116,7 @@ static size_t write_u8_avx2(size_t es, const void *in, const uint8_t *flags, voi
             counted += c;
         }
     }
-    memcpy((char *)out + pos * es, buf, held * es);
+    if (held) memcpy((char *)out + pos * es, buf, held * es); /* out may be NULL when n is 0 */
     if (stream) gpi_avx2_store_fence();
     return next_count + gpi_avx2_count_u8(next_flags + counted, next_n - counted);
 }
