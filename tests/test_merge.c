@@ -222,7 +222,7 @@ static void merge_tile_shapes(void **state)
 
 /* CUDA only (the CPU reference is what it is compared with). Millions of
  * outputs: thousands of tiles and merge-path splits, the last tile
- * partial, both sides or mostly one. */
+ * partial or not, both sides or mostly one. */
 static void merge_many_tiles(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
@@ -243,6 +243,10 @@ static void merge_many_tiles(void **state)
         run_merge(ctx, d, nb, na, GPK_FEW_DISTINCT, 1, 0);
         run_merge(ctx, d, na, 0, GPK_RANDOM, 1, 0);
         run_merge(ctx, d, 5, nb, GPK_SPECIAL, 0, 0);
+        /* a tile count that is a multiple of the partition's coarse step
+         * (every 32nd boundary), and one element past it */
+        run_merge(ctx, d, 32 * merge_tile(d), 32 * merge_tile(d), GPK_RANDOM, 0, 0);
+        run_merge(ctx, d, 32 * merge_tile(d) + 1, 32 * merge_tile(d), GPK_FEW_DISTINCT, 1, 0);
     }
     for (di = 0; di < COUNT(gpk_dtypes); di++) /* every key kind, both orders */
         run_merge(ctx, gpk_dtypes[di], nb, na, di % 2 ? GPK_SPECIAL : GPK_RANDOM, (int)(di / 2 % 2), 0);
