@@ -89,16 +89,16 @@ static size_t write_u8_avx2(size_t es, const void *in, const uint8_t *flags, voi
     size_t b, counted = 0, next_count = 0, held = 0; /* held: survivors in buf not yet written, due at pos */
     /* Streamed, only whole 64-byte lines go out non-temporally; the rest of
      * a stretch waits in buf for the next one (a partial line streamed costs
-     * the memory a read-modify-write). */
-    const int whole_lines = stream && (uintptr_t)out % es == 0;
+     * the memory a read-modify-write). out is aligned to es (the public entry
+     * checks it), so a line's end is a whole number of elements. */
     for (b = lo; b < hi; b += kVecStretch) {
         const size_t m = hi - b < kVecStretch ? hi - b : kVecStretch;
         char *const at = (char *)buf + held * es;
         const size_t k = es == 4 ? gpi_avx2_select4_u8((const uint32_t *)in + b, flags + b, m, (uint32_t *)at)
                                  : gpi_avx2_select8_u8((const uint64_t *)in + b, flags + b, m, (uint64_t *)at);
         char *dst = (char *)out + pos * es;
-        size_t bytes = (held + k) * es;
-        if (whole_lines) {
+        const size_t bytes = (held + k) * es;
+        if (stream) {
             const uintptr_t end = ((uintptr_t)dst + bytes) & ~(uintptr_t)63;
             const size_t go = end > (uintptr_t)dst ? (size_t)(end - (uintptr_t)dst) : 0;
             gpi_avx2_copy_stream(dst, buf, go);
@@ -106,9 +106,8 @@ static size_t write_u8_avx2(size_t es, const void *in, const uint8_t *flags, voi
             held = (bytes - go) / es;
             pos += go / es;
         } else {
-            if (stream) gpi_avx2_copy_stream(dst, buf, bytes);
-            else memcpy(dst, buf, bytes);
-            pos += held + k;
+            memcpy(dst, buf, bytes);
+            pos += k;
         }
         if (counted < next_n) {
             const size_t c = next_n - counted < kVecStretch ? next_n - counted : kVecStretch;
