@@ -29,8 +29,8 @@
  *      Values are gathered from where
  *      each key came from: within a warp those sources are two increasing
  *      runs, so the reads stay coalesced.
- * policy::coarse <= 1 builds the one-level partition instead: a thread per
- * boundary, each searching the whole inputs.
+ * policy::coarse = 1 with coarse_lanes = 1 is the one-level partition: a
+ * thread per boundary, each searching the whole inputs.
  * Comparisons are on order images, with the CPU reference's tie rule: b's
  * key goes first only when strictly before a's. With unsorted inputs the
  * splits and the fine windows are clamped so that every access stays inside
@@ -101,18 +101,6 @@ __device__ __forceinline__ size_t path_split_group(const W *a, size_t na, const 
         lo = nlo;
     }
     return lo;
-}
-
-/* One level: splits[t] = the split of diagonal min(t * tile, na + nb), t in
- * [0, tiles], a thread each over the whole inputs. */
-template <typename W, int KIND>
-__global__ void merge_partition(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
-                                size_t tiles, size_t *__restrict__ splits, W flip)
-{
-    using P = gpi::merge_policy<sizeof(W)>;
-    const size_t n = na + nb;
-    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t <= tiles; t += (size_t)gridDim.x * blockDim.x)
-        splits[t] = path_split<W, KIND, size_t>(a, na, b, nb, std::min(t * (size_t)P::tile, n), flip);
 }
 
 /* Two levels, first: splits[t] for the coarse boundaries t = min(k * coarse,
@@ -265,18 +253,13 @@ gp_status merge_launch(gp_context *ctx, const gpi_merge_args *m)
     if (s) return s;
     const W *a = (const W *)m->a_keys, *b = (const W *)m->b_keys;
     constexpr unsigned kPart = P::partition_threads;
-    if constexpr (P::coarse <= 1) {
-        merge_partition<W, KIND><<<gpi_stride_blocks(tiles + 1, kPart), kPart, 0, st>>>(a, m->na, b, m->nb, tiles,
-                                                                                       splits, flip);
-    } else {
-        const size_t coarse = (tiles + P::coarse - 1) / P::coarse + 1; /* boundaries 0, coarse, ..., and tiles */
-        merge_partition_coarse<W, KIND><<<gpi_stride_blocks(coarse * P::coarse_lanes, kPart), kPart, 0, st>>>(
-            a, m->na, b, m->nb, tiles, splits, flip);
-        if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge coarse partition kernel launch"))) return s;
-        merge_partition_fine<W, KIND><<<gpi_stride_blocks(tiles, kPart), kPart, 0, st>>>(a, m->na, b, m->nb, tiles,
-                                                                                         splits, flip);
-    }
-    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge partition kernel launch"))) return s;
+    const size_t coarse = (tiles + P::coarse - 1) / P::coarse + 1; /* boundaries 0, coarse, ..., and tiles */
+    merge_partition_coarse<W, KIND><<<gpi_stride_blocks(coarse * P::coarse_lanes, kPart), kPart, 0, st>>>(
+        a, m->na, b, m->nb, tiles, splits, flip);
+    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge coarse partition kernel launch"))) return s;
+    merge_partition_fine<W, KIND><<<gpi_stride_blocks(tiles, kPart), kPart, 0, st>>>(a, m->na, b, m->nb, tiles,
+                                                                                     splits, flip);
+    if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge fine partition kernel launch"))) return s;
     const unsigned grid = (unsigned)std::min(tiles, (size_t)1 << 30);
     merge_tiles<W, KIND, V, PAIRS><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
                                                                (const V *)m->b_values, (W *)m->keys_out,

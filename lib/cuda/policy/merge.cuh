@@ -30,8 +30,9 @@ namespace gpi {
 
 /* A tile is threads x items outputs; its keys sit in shared memory twice,
  * as loaded and as merged (about 30 KiB for either key width), the source
- * positions of pairs in 16 bits. items is odd: a thread's outputs sit at stride `items` in shared
- * memory, so a warp's accesses to them fall in distinct banks. */
+ * positions of pairs in 16 bits. items is odd: a thread's outputs sit at
+ * stride `items` in shared memory, so a warp's accesses to them fall in
+ * distinct banks. */
 template <size_t KEY_BYTES>
 struct merge_policy {
     static constexpr int threads = GPI_MERGE_THREADS;
@@ -45,12 +46,13 @@ struct merge_policy {
     /* Partition in two levels: every coarse-th tile boundary over the whole
      * inputs, coarse_lanes lanes a search (1: a thread's binary search);
      * the others within the window of their two coarse neighbours.
-     * coarse <= 1: one level, every boundary over the whole inputs. */
+     * coarse 1: every boundary over the whole inputs (one level). */
     static constexpr int coarse = GPI_MERGE_COARSE;
     static constexpr int coarse_lanes = GPI_MERGE_COARSE_LANES;
 
     static_assert(tile <= 65536, "source positions are 16 bits");
     static_assert(items % 2 == 1, "odd items: conflict-free strided shared accesses");
+    static_assert(coarse >= 1, "every coarse-th boundary: at least every one");
     static_assert(coarse_lanes >= 1 && coarse_lanes <= 32 && (coarse_lanes & (coarse_lanes - 1)) == 0,
                   "a coarse search's lanes: a power of two within a warp");
     static_assert(partition_threads % 32 == 0, "whole warps: a coarse search's lanes share one");
