@@ -151,20 +151,23 @@ static void run_merge_given(gp_context *ctx, gp_dtype d, const void *ka, size_t 
     gpt_buffer_to(ctx, got, dvo, n * 8 + 64);
     if (memcmp(got, want_v, n * 8)) fail_msg("%s: values differ from the reference", what);
     gpt_expect_poison(got, n * 8, n * 8 + 64, what);
+    gpt_buffer_free(ctx, dko);
+    dko = gpt_poisoned_buffer(ctx, n * es + 64); /* the pairs' keys must not answer for the keys-only merge */
     GPT_OK(ctx, gp_merge_keys(ctx, d, GP_SORT_ASCENDING, dka, na, dkb, nb, dko));
-    gpt_buffer_to(ctx, got, dko, n * es);
+    gpt_buffer_to(ctx, got, dko, n * es + 64);
     if (memcmp(got, want_k, n * es)) fail_msg("%s: keys-only merge differs from the reference", what);
+    gpt_expect_poison(got, n * es, n * es + 64, what);
     gpt_buffer_free(ctx, dka), gpt_buffer_free(ctx, dkb), gpt_buffer_free(ctx, dva), gpt_buffer_free(ctx, dvb);
     gpt_buffer_free(ctx, dko), gpt_buffer_free(ctx, dvo);
     free(va), free(vb), free(want_v), free(want_k), free(got);
 }
 
 /* The CUDA merge's tile (outputs a block merges at once;
- * lib/cuda/policy/merge.cuh): 256 threads x 15 four-byte keys or x 7
- * eight-byte keys, keys only and pairs alike. */
-static size_t merge_tile(gp_dtype d)
+ * lib/cuda/policy/merge.cuh): four-byte keys 256 x 11 keys only, 256 x 15
+ * in pairs; eight-byte keys 256 x 7 both. */
+static size_t merge_tile(gp_dtype d, int pairs)
 {
-    return gp_dtype_size(d) == 4 ? 256 * 15 : 256 * 7;
+    return gp_dtype_size(d) == 4 ? 256 * (pairs ? 15 : 11) : 256 * 7;
 }
 
 enum { SHAPE_A_FIRST, SHAPE_B_FIRST, SHAPE_ALL_EQUAL, SHAPE_ALTERNATING, NSHAPES };
@@ -194,16 +197,19 @@ static void fill_shape(gp_dtype d, int shape, void *ka, size_t na, void *kb, siz
 
 /* Each side a tile - 1, a tile, a tile + 1 (and empty, one key, a few
  * tiles, many tiles) against every size of the other side,
- * in every shape, pairs and keys only. */
+ * in every shape, pairs and keys only; on CUDA for the tile of the keys-only
+ * merge and, where it differs, of pairs. */
 static void merge_tile_shapes(void **state)
 {
     gp_context *ctx = gpt_ctx(state);
     static const gp_dtype dts[] = {GP_UINT32, GP_UINT64};
     size_t di, ai, bi;
-    for (di = 0; di < COUNT(dts); di++) {
-        const gp_dtype d = dts[di];
-        const size_t t = merge_tile(d), es = gp_dtype_size(d);
+    for (di = 0; di < COUNT(dts) * 2; di++) {
+        const gp_dtype d = dts[di / 2];
+        const int pairs = (int)(di % 2);
+        const size_t t = merge_tile(d, pairs), es = gp_dtype_size(d);
         const size_t sizes[] = {0, 1, t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t, 5 * t + 3, 70001};
+        if (pairs && (!gpt_on_cuda(ctx) || t == merge_tile(d, 0))) continue;
         for (ai = 0; ai < COUNT(sizes); ai++)
             for (bi = 0; bi < COUNT(sizes); bi++) {
                 const size_t na = sizes[ai], nb = sizes[bi];
@@ -245,8 +251,9 @@ static void merge_many_tiles(void **state)
         run_merge(ctx, d, 5, nb, GPK_SPECIAL, 0, 0);
         /* a tile count that is a multiple of the partition's coarse step
          * (every 32nd boundary), and one element past it */
-        run_merge(ctx, d, 32 * merge_tile(d), 32 * merge_tile(d), GPK_RANDOM, 0, 0);
-        run_merge(ctx, d, 32 * merge_tile(d) + 1, 32 * merge_tile(d), GPK_FEW_DISTINCT, 1, 0);
+        run_merge(ctx, d, 32 * merge_tile(d, 0), 32 * merge_tile(d, 0), GPK_RANDOM, 0, 0);
+        run_merge(ctx, d, 32 * merge_tile(d, 0) + 1, 32 * merge_tile(d, 0), GPK_FEW_DISTINCT, 1, 0);
+        run_merge(ctx, d, 32 * merge_tile(d, 1), 32 * merge_tile(d, 1) + 1, GPK_RANDOM, 0, 8);
     }
     for (di = 0; di < COUNT(gpk_dtypes); di++) /* every key kind, both orders */
         run_merge(ctx, gpk_dtypes[di], nb, na, di % 2 ? GPK_SPECIAL : GPK_RANDOM, (int)(di / 2 % 2), 0);

@@ -105,11 +105,10 @@ __device__ __forceinline__ size_t path_split_group(const W *a, size_t na, const 
 
 /* Two levels, first: splits[t] for the coarse boundaries t = min(k * coarse,
  * tiles), k in [0, ceil(tiles / coarse)], coarse_lanes lanes each. */
-template <typename W, int KIND>
+template <typename W, int KIND, typename P>
 __global__ void merge_partition_coarse(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
                                        size_t tiles, size_t *__restrict__ splits, W flip)
 {
-    using P = gpi::merge_policy<sizeof(W)>;
     constexpr int G = P::coarse_lanes;
     const size_t n = na + nb, count = (tiles + P::coarse - 1) / P::coarse + 1;
     /* a group's lanes share k, so they leave the loop together */
@@ -127,11 +126,10 @@ __global__ void merge_partition_coarse(const W *__restrict__ a, size_t na, const
  * the diagonal), so s lies in [max(s0, d - (d1 - s1)), min(s1, s0 + d - d0)]
  * within [max(0, d - nb), min(d, na)]. The coarse splits are clamped first,
  * and the window after, so that unsorted keys still read inside the buffers. */
-template <typename W, int KIND>
+template <typename W, int KIND, typename P>
 __global__ void merge_partition_fine(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb,
                                      size_t tiles, size_t *__restrict__ splits, W flip)
 {
-    using P = gpi::merge_policy<sizeof(W)>;
     constexpr size_t kCoarse = P::coarse, kTile = P::tile;
     const size_t n = na + nb;
     for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < tiles; t += (size_t)gridDim.x * blockDim.x) {
@@ -147,14 +145,12 @@ __global__ void merge_partition_fine(const W *__restrict__ a, size_t na, const W
     }
 }
 
-template <typename W, int KIND, typename V, bool PAIRS>
-__global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
-                      gpi::merge_policy<sizeof(W)>::min_blocks(PAIRS ? (int)sizeof(V) : 0))
+template <typename W, int KIND, typename V, bool PAIRS, typename P>
+__global__ void __launch_bounds__(P::threads, P::min_blocks)
     merge_tiles(const W *__restrict__ a, size_t na, const W *__restrict__ b, size_t nb, const V *__restrict__ va,
                 const V *__restrict__ vb, W *__restrict__ out, V *__restrict__ vout, size_t tiles,
                 const size_t *__restrict__ splits, W flip)
 {
-    using P = gpi::merge_policy<sizeof(W)>;
     constexpr int kThreads = P::threads, kItems = P::items, kTile = P::tile;
     /* one key past the tile: the merge loop reads ahead of its last output */
     __shared__ W keys_s[kTile + 1];
@@ -174,7 +170,7 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
         const bool full = total == kTile;
 
         /* load (the compiler keeps as many loads in flight as the registers
-         * allow; seven resident tiles an SM cover the latency) */
+         * allow; eight resident tiles an SM cover the latency) */
         {
             const W *ap = a + a0, *bp = b + b0; /* tile position i < nat: ap[i], else bp[i - nat] */
 #pragma unroll
@@ -237,14 +233,14 @@ __global__ void __launch_bounds__(gpi::merge_policy<sizeof(W)>::threads,
                 if (full || i < total) vout[d0 + i] = v[j];
             }
         }
-        __syncthreads(); /* keys_s and out_s are reused by the next tile */
+        __syncthreads(); /* the shared buffers are reused by the next tile */
     }
 }
 
 template <typename W, int KIND, typename V, bool PAIRS>
 gp_status merge_launch(gp_context *ctx, const gpi_merge_args *m)
 {
-    using P = gpi::merge_policy<sizeof(W)>;
+    using P = gpi::merge_policy<sizeof(W), PAIRS ? sizeof(V) : 0>;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const size_t n = m->na + m->nb, tiles = (n + P::tile - 1) / P::tile;
     const W flip = gpi_order::flip_for<W>(m->descending);
@@ -254,16 +250,16 @@ gp_status merge_launch(gp_context *ctx, const gpi_merge_args *m)
     const W *a = (const W *)m->a_keys, *b = (const W *)m->b_keys;
     constexpr unsigned kPart = P::partition_threads;
     const size_t coarse = (tiles + P::coarse - 1) / P::coarse + 1; /* boundaries 0, coarse, ..., and tiles */
-    merge_partition_coarse<W, KIND><<<gpi_stride_blocks(coarse * P::coarse_lanes, kPart), kPart, 0, st>>>(
+    merge_partition_coarse<W, KIND, P><<<gpi_stride_blocks(coarse * P::coarse_lanes, kPart), kPart, 0, st>>>(
         a, m->na, b, m->nb, tiles, splits, flip);
     if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge coarse partition kernel launch"))) return s;
-    merge_partition_fine<W, KIND><<<gpi_stride_blocks(tiles, kPart), kPart, 0, st>>>(a, m->na, b, m->nb, tiles,
+    merge_partition_fine<W, KIND, P><<<gpi_stride_blocks(tiles, kPart), kPart, 0, st>>>(a, m->na, b, m->nb, tiles,
                                                                                      splits, flip);
     if ((s = gpi_cuda_status(ctx, cudaGetLastError(), "merge fine partition kernel launch"))) return s;
     const unsigned grid = (unsigned)std::min(tiles, (size_t)1 << 30);
-    merge_tiles<W, KIND, V, PAIRS><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
-                                                               (const V *)m->b_values, (W *)m->keys_out,
-                                                               (V *)m->values_out, tiles, splits, flip);
+    merge_tiles<W, KIND, V, PAIRS, P><<<grid, P::threads, 0, st>>>(a, m->na, b, m->nb, (const V *)m->a_values,
+                                                                  (const V *)m->b_values, (W *)m->keys_out,
+                                                                  (V *)m->values_out, tiles, splits, flip);
     return gpi_cuda_status(ctx, cudaGetLastError(), "merge kernel");
 }
 

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+/* Pairs: the tile shape (the value gather wants registers: three tiles an
+ * SM with 4-byte values, two with 8-byte ones). */
 #ifndef GPI_MERGE_THREADS
 #define GPI_MERGE_THREADS 256
 #endif
@@ -16,8 +18,27 @@
 #ifndef GPI_MERGE_ITEMS_K8
 #define GPI_MERGE_ITEMS_K8 7
 #endif
+/* Keys only: the tile shape and the resident tiles an SM (the launch
+ * bound, which caps the registers at 32). Measured on an H100, 2 x 2^27
+ * u32: 256 x 11 with 8 tiles an SM (2 x 11 KiB of shared memory each)
+ * merges in 721 us where 256 x 15 with 7 tiles (the most its 2 x 15 KiB
+ * allow) takes 750 and 256 x 13 with 8 takes 780-800; tiles of 512 threads
+ * were slower still. Smaller tiles mean more boundaries to search (the
+ * partition: 64 us at 15 items, 79 at 11), but the tile kernel gains more. */
+#ifndef GPI_MERGE_KEYS_THREADS
+#define GPI_MERGE_KEYS_THREADS 256
+#endif
+#ifndef GPI_MERGE_KEYS_ITEMS_K4
+#define GPI_MERGE_KEYS_ITEMS_K4 11
+#endif
+#ifndef GPI_MERGE_KEYS_ITEMS_K8
+#define GPI_MERGE_KEYS_ITEMS_K8 7
+#endif
 #ifndef GPI_MERGE_MIN_BLOCKS_KEYS
-#define GPI_MERGE_MIN_BLOCKS_KEYS 7
+#define GPI_MERGE_MIN_BLOCKS_KEYS 8
+#endif
+#ifndef GPI_MERGE_MIN_BLOCKS_KEYS_K8
+#define GPI_MERGE_MIN_BLOCKS_KEYS_K8 7
 #endif
 #ifndef GPI_MERGE_COARSE
 #define GPI_MERGE_COARSE 32
@@ -28,20 +49,22 @@
 
 namespace gpi {
 
-/* A tile is threads x items outputs; its keys sit in shared memory twice,
- * as loaded and as merged (about 30 KiB for either key width), the source
- * positions of pairs in 16 bits. items is odd: a thread's outputs sit at
- * stride `items` in shared memory, so a warp's accesses to them fall in
- * distinct banks. */
-template <size_t KEY_BYTES>
+/* A tile is threads x items outputs, its keys in shared memory twice, as
+ * loaded and as merged, the source positions of pairs in 16 bits. items
+ * is odd: a thread's outputs sit at stride `items` in shared memory, so a
+ * warp's accesses to them fall in distinct banks. VALUE_BYTES 0: keys
+ * only. */
+template <size_t KEY_BYTES, size_t VALUE_BYTES>
 struct merge_policy {
-    static constexpr int threads = GPI_MERGE_THREADS;
-    static constexpr int items = KEY_BYTES == 4 ? GPI_MERGE_ITEMS_K4 : GPI_MERGE_ITEMS_K8;
+    static constexpr bool keys_only = VALUE_BYTES == 0;
+    static constexpr int threads = keys_only ? GPI_MERGE_KEYS_THREADS : GPI_MERGE_THREADS;
+    static constexpr int items = keys_only ? (KEY_BYTES == 4 ? GPI_MERGE_KEYS_ITEMS_K4 : GPI_MERGE_KEYS_ITEMS_K8)
+                                           : (KEY_BYTES == 4 ? GPI_MERGE_ITEMS_K4 : GPI_MERGE_ITEMS_K8);
     static constexpr int tile = threads * items;
-    /* resident blocks an SM (caps the registers: keys only, 7 tiles of 30
-     * KiB fill the shared memory and leave 32 registers, all the kernel
-     * needs; the gather of values wants more) */
-    static constexpr int min_blocks(int value_bytes) { return value_bytes == 0 ? GPI_MERGE_MIN_BLOCKS_KEYS : value_bytes == 4 ? 3 : 2; }
+    /* resident blocks an SM (8-byte keys: 7 tiles of 2 x 14 KiB fill the
+     * shared memory) */
+    static constexpr int min_blocks = keys_only ? (KEY_BYTES == 4 ? GPI_MERGE_MIN_BLOCKS_KEYS : GPI_MERGE_MIN_BLOCKS_KEYS_K8)
+                                                : VALUE_BYTES == 4 ? 3 : 2;
     static constexpr int partition_threads = 256;
     /* Partition in two levels: every coarse-th tile boundary over the whole
      * inputs, coarse_lanes lanes a search (1: a thread's binary search);
@@ -52,6 +75,7 @@ struct merge_policy {
 
     static_assert(tile <= 65536, "source positions are 16 bits");
     static_assert(items % 2 == 1, "odd items: conflict-free strided shared accesses");
+    static_assert(min_blocks >= 1, "launch bounds want at least one block");
     static_assert(coarse >= 1, "every coarse-th boundary: at least every one");
     static_assert(coarse_lanes >= 1 && coarse_lanes <= 32 && (coarse_lanes & (coarse_lanes - 1)) == 0,
                   "a coarse search's lanes: a power of two within a warp");
