@@ -22,10 +22,13 @@
  * box only when each square is a number or +inf) and r*r is a number or
  * +inf. So the pixels are the reference's, and per pixel the operations are
  * gpr_shade's, in circle order: c = alpha*C + (1-alpha)*c by plain
- * multiply and add (no FMA), selected lane by lane, and a = alpha + a as
- * a + (alpha or 0) (exact: a >= 1). The per-circle constants are kept as
- * whole vectors so that the blend reads them as memory operands and the
- * registers hold the segment. */
+ * multiply and add (no FMA), and a = alpha + a as a + (alpha or 0) (exact:
+ * a >= 1). c is computed in every lane as c*m - k: inside, m = 1 - alpha
+ * and k = -(alpha*C), the reference's product and sum; outside, m = 1 and
+ * k = +0, and c*1 - (+0) is c exactly (-0.0 and NaN included). So no select
+ * sits on c's chain of dependent operations, which bounds the loop. The
+ * per-circle constants are kept as whole vectors so that the blend reads
+ * them as memory operands and the registers hold the segment. */
 #define CHUNK256 32 /* <= 32: a bit per circle */
 #define SEG256 16
 #define NSEG256 (TILE_W / SEG256)
@@ -44,7 +47,7 @@ __attribute__((target("avx2"))) static inline __m256 blend8(__m256 a, __m256 b, 
 /* A circle's values over the tile: the constants as vectors, dx*dx per
  * column (NaN outside the box) and dy*dy per row. */
 typedef struct circle8 {
-    __m256 maxd2, ar, ag, ab;
+    __m256 maxd2, nar, nag, nab; /* r*r and -alpha*C */
     float dxx[TILE_W], dyy[TILE_H];
 } circle8;
 
@@ -57,7 +60,7 @@ __attribute__((target("avx2"))) void gpr_cpu_shade_tile_avx2(const gpr_cpu_rende
     /* Bit k: circle k of the chunk has segment s / row j inside its box. */
     uint32_t seg_circles[NSEG256], row_circles[TILE_H];
     const float *cx = r->colx + tx0;
-    const __m256 oma = _mm256_set1_ps(1.f - .5f), alpha = _mm256_set1_ps(.5f);
+    const __m256 oma = _mm256_set1_ps(1.f - .5f), alpha = _mm256_set1_ps(.5f), one = _mm256_set1_ps(1.f);
     const __m256 nan = _mm256_set1_ps(__builtin_nanf(""));
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const int rows = ty1 - ty0;
@@ -96,9 +99,9 @@ __attribute__((target("avx2"))) void gpr_cpu_shade_tile_avx2(const gpr_cpu_rende
                 __builtin_prefetch(&r->cb[f]);
             }
             cc[k].maxd2 = _mm256_set1_ps(rad * rad);
-            cc[k].ar = _mm256_set1_ps(.5f * r->cr[c]);
-            cc[k].ag = _mm256_set1_ps(.5f * r->cg[c]);
-            cc[k].ab = _mm256_set1_ps(.5f * r->cb[c]);
+            cc[k].nar = _mm256_set1_ps(-(.5f * r->cr[c]));
+            cc[k].nag = _mm256_set1_ps(-(.5f * r->cg[c]));
+            cc[k].nab = _mm256_set1_ps(-(.5f * r->cb[c]));
             for (s = 0; s < NSEG256; s++) seg_circles[s] |= (uint32_t)(a < SEG256 * (s + 1) && e > SEG256 * s) << k;
             for (row = ya; row < ye; row++) row_circles[row] |= 1u << k;
             for (v = 0; v < TILE_W / 8; v++) {
@@ -129,12 +132,14 @@ __attribute__((target("avx2"))) void gpr_cpu_shade_tile_avx2(const gpr_cpu_rende
                     const float *d = p->dxx + x;
                     const __m256 t0 = _mm256_cmp_ps(_mm256_add_ps(_mm256_load_ps(d), vdy2), p->maxd2, _CMP_LE_OQ);
                     const __m256 t1 = _mm256_cmp_ps(_mm256_add_ps(_mm256_load_ps(d + 8), vdy2), p->maxd2, _CMP_LE_OQ);
-                    r0 = blend8(r0, _mm256_add_ps(p->ar, _mm256_mul_ps(oma, r0)), t0);
-                    r1 = blend8(r1, _mm256_add_ps(p->ar, _mm256_mul_ps(oma, r1)), t1);
-                    g0 = blend8(g0, _mm256_add_ps(p->ag, _mm256_mul_ps(oma, g0)), t0);
-                    g1 = blend8(g1, _mm256_add_ps(p->ag, _mm256_mul_ps(oma, g1)), t1);
-                    b0 = blend8(b0, _mm256_add_ps(p->ab, _mm256_mul_ps(oma, b0)), t0);
-                    b1 = blend8(b1, _mm256_add_ps(p->ab, _mm256_mul_ps(oma, b1)), t1);
+                    /* inside: c*(1 - alpha) - (-alpha*C); outside: c*1 - 0, which is c */
+                    const __m256 o0 = blend8(one, oma, t0), o1 = blend8(one, oma, t1);
+                    r0 = _mm256_sub_ps(_mm256_mul_ps(o0, r0), _mm256_and_ps(t0, p->nar));
+                    r1 = _mm256_sub_ps(_mm256_mul_ps(o1, r1), _mm256_and_ps(t1, p->nar));
+                    g0 = _mm256_sub_ps(_mm256_mul_ps(o0, g0), _mm256_and_ps(t0, p->nag));
+                    g1 = _mm256_sub_ps(_mm256_mul_ps(o1, g1), _mm256_and_ps(t1, p->nag));
+                    b0 = _mm256_sub_ps(_mm256_mul_ps(o0, b0), _mm256_and_ps(t0, p->nab));
+                    b1 = _mm256_sub_ps(_mm256_mul_ps(o1, b1), _mm256_and_ps(t1, p->nab));
                     a0 = _mm256_add_ps(a0, _mm256_and_ps(t0, alpha));
                     a1 = _mm256_add_ps(a1, _mm256_and_ps(t1, alpha));
                 }
