@@ -23,9 +23,9 @@
  *      merges them sequentially with one shared read an output into a
  *      second shared buffer, and the block writes the tile out coalesced.
  *      Nothing is held in registers across the merge, so the keys-only
- *      kernel fits 32 registers and seven tiles an SM (at four tiles and 64
- *      registers half the SM's warps sat idle and the loads kept DRAM 78%
- *      busy).
+ *      kernel fits 32 registers and the tiles an SM of its policy (at four
+ *      tiles and 64 registers half the SM's warps sat idle and the loads
+ *      kept DRAM 78% busy).
  *      Values are gathered from where
  *      each key came from: within a warp those sources are two increasing
  *      runs, so the reads stay coalesced.
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(P::threads, P::min_blocks)
         const bool full = total == kTile;
 
         /* load (the compiler keeps as many loads in flight as the registers
-         * allow; eight resident tiles an SM cover the latency) */
+         * allow; the policy's resident tiles an SM cover the latency) */
         {
             const W *ap = a + a0, *bp = b + b0; /* tile position i < nat: ap[i], else bp[i - nat] */
 #pragma unroll

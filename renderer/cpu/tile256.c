@@ -25,7 +25,10 @@
  * multiply and add (no FMA), and a = alpha + a as a + (alpha or 0) (exact:
  * a >= 1). c is computed in every lane as c*m - k: inside, m = 1 - alpha
  * and k = -(alpha*C), the reference's product and sum; outside, m = 1 and
- * k = +0, and c*1 - (+0) is c exactly (-0.0 and NaN included). So no select
+ * k = +0, and c*1 - (+0) is c exactly (-0.0 included; a NaN colour's sign
+ * is not kept, as no path promises it). Exact in the default floating-point
+ * environment: with flush-to-zero or denormals-are-zero set by the host
+ * program, c*1 turns a subnormal c outside the circle into 0. So no select
  * sits on c's chain of dependent operations, which bounds the loop. The
  * per-circle constants are kept as whole vectors so that the blend reads
  * them as memory operands and the registers hold the segment. */
