@@ -19,12 +19,10 @@
 #define GPI_MERGE_ITEMS_K8 7
 #endif
 /* Keys only: the tile shape and the resident tiles an SM (the launch
- * bound, which caps the registers at 32). Measured on an H100, 2 x 2^27
- * u32: 256 x 11 with 8 tiles an SM (2 x 11 KiB of shared memory each)
- * merges in 721 us where 256 x 15 with 7 tiles (the most its 2 x 15 KiB
- * allow) takes 750 and 256 x 13 with 8 takes 780-800; tiles of 512 threads
- * were slower still. Smaller tiles mean more boundaries to search (the
- * partition: 64 us at 15 items, 79 at 11), but the tile kernel gains more. */
+ * bound, which caps the registers at 32). 256 x 11 four-byte keys, 8 tiles
+ * of 2 x 11 KiB an SM, merged fastest of the shapes measured (larger tiles
+ * and 512-thread tiles were slower, bench/RESULTS.md); the price, more tile
+ * boundaries for the partition to search, is smaller than the gain. */
 #ifndef GPI_MERGE_KEYS_THREADS
 #define GPI_MERGE_KEYS_THREADS 256
 #endif
